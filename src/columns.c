@@ -1,0 +1,113 @@
+/* The one table of columns: help, headers, CSV and JSON keys, and -o. */
+#include <config.h>
+
+#include "columns.h"
+
+#include <stddef.h>
+#include <string.h>
+#include <strings.h>
+
+#define AT(member) offsetof(struct row, member)
+
+const struct column columns[COL_COUNT] = {
+	[COL_PATH] = { "path", "PATH", KIND_TEXT, 0, 0, true,
+		       "path as given, or as found below a directory" },
+	[COL_TYPE] = { "type", "TYPE", KIND_TEXT, 0, 0, false,
+		       "file, directory, blockdev or total" },
+	[COL_SIZE] = { "size", "SIZE", KIND_SIZE, 0, AT(stat.size), true,
+		       "bytes of the inspected range of the file(s)" },
+	[COL_PAGES] = { "pages", "PAGES", KIND_NUMBER, 0, AT(stat.pages), false,
+			"pages in that range" },
+	[COL_CACHED] = { "cached", "CACHED", KIND_PAGES, PCS_CACHED, AT(stat.cached), true,
+			 "pages in the page cache" },
+	[COL_PERCENT] = { "percent", "PERCENT", KIND_PERCENT, PCS_CACHED, 0, true,
+			  "cached pages as a share of pages" },
+	[COL_DIRTY] = { "dirty", "DIRTY", KIND_PAGES, PCS_DIRTY, AT(stat.dirty), true,
+			"cached pages modified but not yet written back" },
+	[COL_WRITEBACK] = { "writeback", "WRITEBACK", KIND_PAGES, PCS_WRITEBACK,
+			    AT(stat.writeback), true, "pages being written back now" },
+	[COL_EVICTED] = { "evicted", "EVICTED", KIND_PAGES, PCS_EVICTED, AT(stat.evicted),
+			  true, "pages evicted that the kernel still remembers" },
+	[COL_RECENTLY_EVICTED] = { "recently_evicted", "RECENTLY_EVICTED", KIND_PAGES,
+				   PCS_RECENTLY_EVICTED, AT(stat.recently_evicted), true,
+				   "evicted pages that would still be cached in a larger cache" },
+	[COL_FILES] = { "files", "FILES", KIND_NUMBER, 0, AT(files), true,
+			"files counted in the row" },
+};
+
+bool column_value(const struct column *col, const struct row *row, uint64_t *value)
+{
+	if (col->known_bit && !(row->stat.known & col->known_bit))
+		return false;
+	*value = *(const uint64_t *)((const char *)row + col->offset);
+	return true;
+}
+
+const char *row_type_name(enum row_type type)
+{
+	static const char *const names[] = {
+		[ROW_FILE] = "file",
+		[ROW_DIRECTORY] = "directory",
+		[ROW_BLOCKDEV] = "blockdev",
+		[ROW_TOTAL] = "total",
+		[ROW_UNKNOWN] = "unknown",
+	};
+	return names[type];
+}
+
+static int column_lookup(const char *name, size_t len)
+{
+	for (int i = 0; i < COL_COUNT; i++)
+		if (strlen(columns[i].name) == len && strncasecmp(columns[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+int columns_parse(const char *list, enum column_id *ids, size_t *n,
+		  const char **bad, size_t *bad_len)
+{
+	size_t count = 0;
+	if (*list == '+') {
+		count = *n;
+		list++;
+	}
+	for (const char *p = list;; p++) {
+		const char *end = strchrnul(p, ',');
+		int id = column_lookup(p, (size_t)(end - p));
+		if (id < 0 || count == COLUMNS_MAX) {
+			*bad = p;
+			*bad_len = (size_t)(end - p);
+			return -1;
+		}
+		ids[count++] = (enum column_id)id;
+		if (*end == '\0')
+			break;
+		p = end;
+	}
+	*n = count;
+	return 0;
+}
+
+size_t columns_default(enum column_id *ids, bool table)
+{
+	size_t n = 0;
+	/* PATH goes last in the table, as in du and fincore. */
+	for (int i = 0; i < COL_COUNT; i++)
+		if (!table || (columns[i].table_default && i != COL_PATH))
+			ids[n++] = (enum column_id)i;
+	if (table)
+		ids[n++] = COL_PATH;
+	return n;
+}
+
+void columns_usage(FILE *out)
+{
+	fputs("\nColumns (-o; default in the table: ", out);
+	enum column_id ids[COL_COUNT];
+	size_t n = columns_default(ids, true);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s%s", i ? "," : "", columns[ids[i]].name);
+	fputs("):\n", out);
+	for (int i = 0; i < COL_COUNT; i++)
+		fprintf(out, "  %-18s %s\n", columns[i].name, columns[i].help);
+}

@@ -1,0 +1,80 @@
+/* The one table of columns: help, headers, CSV and JSON keys, and -o. */
+#ifndef PAGESTAT_COLUMNS_H
+#define PAGESTAT_COLUMNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "probe.h"
+
+enum column_id {
+	COL_PATH,
+	COL_TYPE,
+	COL_SIZE,
+	COL_PAGES,
+	COL_CACHED,
+	COL_PERCENT,
+	COL_DIRTY,
+	COL_WRITEBACK,
+	COL_EVICTED,
+	COL_RECENTLY_EVICTED,
+	COL_FILES,
+	COL_COUNT
+};
+
+enum column_kind {
+	KIND_TEXT,    /* path, type */
+	KIND_SIZE,    /* bytes of the range */
+	KIND_NUMBER,  /* a plain count: pages, files */
+	KIND_PAGES,   /* a page counter, with a NAME_bytes twin */
+	KIND_PERCENT, /* cached share of pages */
+};
+
+enum row_type { ROW_FILE, ROW_DIRECTORY, ROW_BLOCKDEV, ROW_TOTAL, ROW_UNKNOWN };
+
+/* What every sink receives: one file, one directory's subtree, or the
+ * grand total, or a failure (error != 0, counters meaningless). */
+struct row {
+	const char *path; /* NULL for the total */
+	size_t path_len;
+	enum row_type type;
+	struct pagecache_stat stat;
+	uint64_t files;
+	int error; /* 0, an errno value or a PROBE_E* code */
+};
+
+struct column {
+	const char *name;   /* -o name, CSV header and JSON key */
+	const char *header; /* table header */
+	enum column_kind kind;
+	unsigned known_bit; /* KIND_PAGES: the PCS_* bit that says it is known */
+	size_t offset;      /* numeric kinds: offset of the uint64_t in struct row */
+	bool table_default;
+	const char *help;
+};
+
+extern const struct column columns[COL_COUNT];
+
+/* -o may name a column more than once; this bounds the list. */
+#define COLUMNS_MAX 64
+
+/* The value of a numeric column; false when the method does not know it. */
+bool column_value(const struct column *col, const struct row *row, uint64_t *value);
+
+const char *row_type_name(enum row_type type);
+
+/* Parse "-o LIST": comma-separated names, any case; a leading '+' appends
+ * to *n existing entries instead of replacing them.  Returns 0, or -1 with
+ * *bad pointing at the offending name (not NUL-terminated; *bad_len). */
+int columns_parse(const char *list, enum column_id *ids, size_t *n,
+		  const char **bad, size_t *bad_len);
+
+/* The table's default columns, or every column. */
+size_t columns_default(enum column_id *ids, bool table);
+
+/* The "Columns:" part of --help. */
+void columns_usage(FILE *out);
+
+#endif

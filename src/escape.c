@@ -1,0 +1,206 @@
+/* Escaping of names for JSON, CSV and terminals; base64 for exact bytes. */
+#include <config.h>
+
+#include "escape.h"
+
+#include <stdint.h>
+#include <string.h>
+
+size_t esc_utf8_length(const unsigned char *s, size_t n)
+{
+	if (n == 0)
+		return 0;
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return 1;
+
+	size_t len;
+	uint32_t cp, min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, cp = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, cp = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, cp = c & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+bool esc_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		size_t len = esc_utf8_length(p + i, n - i);
+		if (len == 0)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+void esc_json_string(FILE *out, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+
+	putc_unlocked('"', out);
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		if (c >= 0x80) {
+			size_t len = esc_utf8_length(p + i, n - i);
+			if (len == 0) {
+				fputs_unlocked("\xef\xbf\xbd", out); /* U+FFFD */
+				i++;
+			} else {
+				fwrite_unlocked(p + i, 1, len, out);
+				i += len;
+			}
+			continue;
+		}
+		i++;
+		switch (c) {
+		case '"':  fputs_unlocked("\\\"", out); break;
+		case '\\': fputs_unlocked("\\\\", out); break;
+		case '\b': fputs_unlocked("\\b", out); break;
+		case '\f': fputs_unlocked("\\f", out); break;
+		case '\n': fputs_unlocked("\\n", out); break;
+		case '\r': fputs_unlocked("\\r", out); break;
+		case '\t': fputs_unlocked("\\t", out); break;
+		default:
+			if (c < 0x20 || c == 0x7f) {
+				fputs_unlocked("\\u00", out);
+				putc_unlocked(hex[c >> 4], out);
+				putc_unlocked(hex[c & 0xf], out);
+			} else {
+				putc_unlocked(c, out);
+			}
+		}
+	}
+	putc_unlocked('"', out);
+}
+
+void esc_base64(FILE *out, const char *s, size_t n)
+{
+	static const char digits[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	for (; i + 3 <= n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		putc_unlocked(digits[v >> 18], out);
+		putc_unlocked(digits[(v >> 12) & 63], out);
+		putc_unlocked(digits[(v >> 6) & 63], out);
+		putc_unlocked(digits[v & 63], out);
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)p[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)p[i + 1] << 8;
+		putc_unlocked(digits[v >> 18], out);
+		putc_unlocked(digits[(v >> 12) & 63], out);
+		putc_unlocked(i + 1 < n ? digits[(v >> 6) & 63] : '=', out);
+		putc_unlocked('=', out);
+	}
+}
+
+void esc_csv_field(FILE *out, const char *s, size_t n)
+{
+	bool quote = n > 0 && (s[0] == ' ' || s[n - 1] == ' ');
+	for (size_t i = 0; i < n && !quote; i++)
+		quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+
+	if (!quote) {
+		fwrite_unlocked(s, 1, n, out);
+		return;
+	}
+	putc_unlocked('"', out);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			putc_unlocked('"', out);
+		putc_unlocked(s[i], out);
+	}
+	putc_unlocked('"', out);
+}
+
+/* Characters that are valid but would mislead a reader of a terminal:
+ * C1 controls, the Unicode line separators and bidirectional overrides. */
+static bool is_deceptive(uint32_t cp)
+{
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	       cp == 0x200e || cp == 0x200f || cp == 0x061c;
+}
+
+static uint32_t utf8_decode(const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t cp = s[0] & lead_mask[len];
+	for (size_t i = 1; i < len; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+size_t esc_terminal(char *dst, size_t cap, const char *s, size_t n, bool utf8)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t out = 0;
+	char tmp[16];
+
+#define EMIT(str, len)                                                    \
+	do {                                                              \
+		for (size_t k_ = 0; k_ < (len); k_++, out++)              \
+			if (out + 1 < cap)                                \
+				dst[out] = (str)[k_];                     \
+	} while (0)
+
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		size_t len = c < 0x80 ? 1 : esc_utf8_length(p + i, n - i);
+
+		if (c >= 0x20 && c < 0x7f && c != '\\') {
+			EMIT(p + i, 1);
+		} else if (c == '\\') {
+			EMIT("\\\\", 2);
+		} else if (c == '\n') {
+			EMIT("\\n", 2);
+		} else if (c == '\t') {
+			EMIT("\\t", 2);
+		} else if (c == '\r') {
+			EMIT("\\r", 2);
+		} else if (c >= 0x80 && len > 0 && utf8) {
+			uint32_t cp = utf8_decode(p + i, len);
+			if (is_deceptive(cp)) {
+				int w = snprintf(tmp, sizeof tmp, "\\u{%04x}", (unsigned)cp);
+				EMIT(tmp, (size_t)w);
+			} else {
+				EMIT(p + i, len);
+			}
+		} else {
+			/* a control, DEL, a stray byte, or non-ASCII on a
+			 * terminal that is not UTF-8: escape byte by byte */
+			len = 1;
+			tmp[0] = '\\', tmp[1] = 'x';
+			tmp[2] = hex[c >> 4], tmp[3] = hex[c & 0xf];
+			EMIT(tmp, 4);
+		}
+		i += len ? len : 1;
+	}
+#undef EMIT
+	if (cap > 0)
+		dst[out < cap ? out : cap - 1] = '\0';
+	return out;
+}

@@ -1,0 +1,34 @@
+/* Escaping of names for JSON, CSV and terminals; base64 for exact bytes. */
+#ifndef PAGESTAT_ESCAPE_H
+#define PAGESTAT_ESCAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when s does not
+ * start one (bad lead byte, truncated, overlong, surrogate, > U+10FFFF). */
+size_t esc_utf8_length(const unsigned char *s, size_t n);
+
+/* True when s[0..n) is entirely valid UTF-8. */
+bool esc_utf8_valid(const char *s, size_t n);
+
+/* A JSON string literal, quotes included.  Bytes that are not valid UTF-8
+ * become U+FFFD, one per byte, so the output is always valid JSON. */
+void esc_json_string(FILE *out, const char *s, size_t n);
+
+/* RFC 4648 base64 of s[0..n), with padding. */
+void esc_base64(FILE *out, const char *s, size_t n);
+
+/* An RFC 4180 field: quoted (quotes doubled) when it holds a comma, a
+ * quote, CR or LF, or starts or ends with a space; else as is. */
+void esc_csv_field(FILE *out, const char *s, size_t n);
+
+/* A name safe to show on a terminal: controls, backslash, invalid UTF-8
+ * (and, when utf8 is false, every non-ASCII byte) become backslash
+ * escapes (\n, \t, \\, \xHH, \u{HHHH} for C1, bidi and line-separator
+ * characters).  Writes at most cap-1 bytes and a NUL; returns the length
+ * the whole escape needs, like snprintf. */
+size_t esc_terminal(char *dst, size_t cap, const char *s, size_t n, bool utf8);
+
+#endif

@@ -1,0 +1,63 @@
+/* Numbers for people and for machines: human sizes, percentages, integers. */
+#include <config.h>
+
+#include "format.h"
+
+#include <string.h>
+
+size_t fmt_u64(char buf[FMT_BUFSIZE], uint64_t v)
+{
+	char tmp[FMT_BUFSIZE];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+/* "whole.tenth" followed by suffix; returns the length. */
+static size_t fmt_tenths(char buf[FMT_BUFSIZE], uint64_t tenths, const char *suffix)
+{
+	size_t n = fmt_u64(buf, tenths / 10);
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + tenths % 10);
+	size_t s = strlen(suffix);
+	memcpy(buf + n, suffix, s + 1);
+	return n + s;
+}
+
+size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes)
+{
+	static const char units[] = "KMGTPE";
+
+	if (bytes < 1024) {
+		size_t n = fmt_u64(buf, bytes);
+		memcpy(buf + n, "B", 2);
+		return n + 1;
+	}
+	/* Smallest unit whose rounded value stays below 1024.0. */
+	for (unsigned k = 1;; k++) {
+		unsigned shift = 10 * k;
+		uint64_t whole = bytes >> shift;
+		uint64_t rest = bytes & ((UINT64_C(1) << shift) - 1);
+		/* rest < 2^60, so rest * 10 cannot overflow */
+		uint64_t tenths = whole * 10 +
+			((rest * 10 + (UINT64_C(1) << (shift - 1))) >> shift);
+		if (tenths < 10240 || k == 6) {
+			char suffix[2] = { units[k - 1], '\0' };
+			return fmt_tenths(buf, tenths, suffix);
+		}
+	}
+}
+
+size_t fmt_percent(char buf[FMT_BUFSIZE], uint64_t part, uint64_t whole)
+{
+	if (whole == 0)
+		return 0;
+	uint64_t tenths = (uint64_t)((unsigned __int128)part * 1000 / whole);
+	return fmt_tenths(buf, tenths, "");
+}

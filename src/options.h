@@ -1,0 +1,39 @@
+/* The command line: getopt_long table, --help, --version, value parsing. */
+#ifndef PAGESTAT_OPTIONS_H
+#define PAGESTAT_OPTIONS_H
+
+#include <stdbool.h>
+
+#include "columns.h"
+#include "probe.h"
+#include "sink.h"
+#include "walk.h"
+
+struct options {
+	bool all;             /* -a */
+	bool total;           /* -c */
+	bool one_file_system; /* -x */
+	bool count_links;     /* -l */
+	bool quiet;           /* -q */
+	bool headings;        /* not -n */
+	long max_depth;       /* -d N; -1 when not given */
+	enum follow_mode follow;
+	enum probe_method method;
+	enum output_format format;
+	enum size_unit unit;
+	bool counters_in_pages; /* -p */
+	enum column_id columns[COLUMNS_MAX];
+	size_t ncolumns;
+	struct probe_range range;
+	char **operands; /* NULL-terminated */
+};
+
+/* options_parse() returns this when the run should go on; otherwise the
+ * exit status (0 after --help or --version, 2 for a usage error). */
+#define OPTIONS_RUN (-1)
+
+#define EXIT_USAGE 2
+
+int options_parse(int argc, char **argv, struct options *opts);
+
+#endif

@@ -1,0 +1,69 @@
+/* One file -> struct pagecache_stat: open, check, cachestat or mincore. */
+#ifndef PAGESTAT_PROBE_H
+#define PAGESTAT_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+enum probe_method { PROBE_AUTO, PROBE_CACHESTAT, PROBE_MINCORE };
+
+/* Which counters of a pagecache_stat are known: mincore knows only cached. */
+enum {
+	PCS_CACHED = 1u << 0,
+	PCS_DIRTY = 1u << 1,
+	PCS_WRITEBACK = 1u << 2,
+	PCS_EVICTED = 1u << 3,
+	PCS_RECENTLY_EVICTED = 1u << 4,
+	PCS_ALL = (1u << 5) - 1,
+};
+
+struct pagecache_stat {
+	uint64_t size;  /* bytes of the inspected range */
+	uint64_t pages; /* pages the range touches */
+	uint64_t cached, dirty, writeback, evicted, recently_evicted;
+	unsigned known; /* PCS_* bits */
+};
+
+/* The byte range inspected in every file; length 0 means to the end. */
+struct probe_range {
+	uint64_t offset;
+	uint64_t length;
+};
+
+/* Failures that have no errno of their own (negative, unlike errno). */
+enum {
+	PROBE_ECHANGED = -1, /* the opened file is not the one the walk saw */
+	PROBE_ENOTREG = -2,  /* not a regular file, directory or block device */
+	PROBE_ECYCLE = -3,   /* a directory that contains itself */
+};
+
+/* Choose the method (auto tries cachestat on a file of its own).  Returns
+ * 0, or an errno value when the wanted method cannot work here; *why then
+ * says what failed. */
+int probe_init(enum probe_method want, const char **why);
+
+enum probe_method probe_method(void);
+const char *probe_method_name(enum probe_method method);
+/* When auto fell back to mincore: the errno cachestat failed with, else 0. */
+int probe_fallback_errno(void);
+unsigned probe_known(void);
+uint64_t probe_page_size(void);
+
+/* Open path (relative to the current directory), check that it is still
+ * the file the walk saw (same device and inode) and measure the range.
+ * follow: the walk stat()ed through a symbolic link, so open through it.
+ * Returns 0, an errno value or a PROBE_E* code. */
+int probe_path(const char *path, const struct stat *seen, bool follow,
+	       const struct probe_range *range, struct pagecache_stat *out);
+
+/* Measure an open regular file or block device. */
+int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
+	     struct pagecache_stat *out);
+
+/* Text and symbolic name ("EACCES") of a probe_path() failure; the name
+ * is NULL for PROBE_E* codes. */
+const char *probe_strerror(int err);
+const char *probe_errname(int err);
+
+#endif

@@ -1,0 +1,51 @@
+/* Output formats behind one small interface: begin, row, end. */
+#include <config.h>
+
+#include "sink.h"
+
+#include <stdlib.h>
+
+struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
+{
+	static const struct sink_ops *const ops[] = {
+		[FORMAT_TABLE] = &sink_table_ops,
+		[FORMAT_CSV] = &sink_csv_ops,
+		[FORMAT_JSON] = &sink_json_ops,
+		[FORMAT_NDJSON] = &sink_ndjson_ops,
+	};
+	struct sink *sink = calloc(1, sizeof *sink);
+	if (!sink)
+		return NULL;
+	sink->ops = ops[format];
+	sink->cfg = *cfg;
+	return sink;
+}
+
+void sink_free(struct sink *sink)
+{
+	if (!sink)
+		return;
+	if (sink->ops->free)
+		sink->ops->free(sink);
+	free(sink);
+}
+
+bool sink_begin(struct sink *sink)
+{
+	if (sink->ops->begin)
+		sink->ops->begin(sink);
+	return !ferror(sink->cfg.out);
+}
+
+bool sink_row(struct sink *sink, const struct row *row)
+{
+	sink->ops->row(sink, row);
+	sink->rows++;
+	return !ferror(sink->cfg.out);
+}
+
+bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	sink->ops->end(sink, total, errors);
+	return !ferror(sink->cfg.out);
+}

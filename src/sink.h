@@ -1,0 +1,65 @@
+/* Output formats behind one small interface: begin, row, end. */
+#ifndef PAGESTAT_SINK_H
+#define PAGESTAT_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "columns.h"
+#include "probe.h"
+
+enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON };
+
+/* How the table shows byte figures. */
+enum size_unit { UNIT_HUMAN, UNIT_BYTES };
+
+struct sink_config {
+	FILE *out;
+	const enum column_id *columns;
+	size_t ncolumns;
+	enum size_unit unit;    /* table: size and page counters */
+	bool counters_in_pages; /* table: page counters as page counts */
+	bool headings;          /* table, CSV: a header line */
+	bool total_row;         /* table, CSV: a grand-total row (-c) */
+	bool utf8;              /* the terminal takes UTF-8 */
+	uint64_t page_size;
+	const char *method;
+	struct probe_range range;
+};
+
+struct sink;
+
+struct sink_ops {
+	void (*begin)(struct sink *sink);
+	void (*row)(struct sink *sink, const struct row *row);
+	void (*end)(struct sink *sink, const struct row *total, uint64_t errors);
+	void (*free)(struct sink *sink);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+	struct sink_config cfg;
+	uint64_t rows; /* rows written so far */
+	void *state;   /* the format's own */
+};
+
+extern const struct sink_ops sink_table_ops, sink_csv_ops, sink_json_ops,
+	sink_ndjson_ops;
+
+/* NULL when out of memory. */
+struct sink *sink_new(enum output_format format, const struct sink_config *cfg);
+void sink_free(struct sink *sink);
+
+/* Each returns false once the output has failed (ferror): stop walking. */
+bool sink_begin(struct sink *sink);
+bool sink_row(struct sink *sink, const struct row *row);
+bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);
+
+/* Number of bytes of a page counter. */
+static inline uint64_t sink_pages_to_bytes(const struct sink *sink, uint64_t pages)
+{
+	return pages * sink->cfg.page_size;
+}
+
+#endif

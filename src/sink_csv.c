@@ -1,0 +1,98 @@
+/* CSV (RFC 4180): a header line, then one line per row; exact integers. */
+#include <config.h>
+
+#include "sink.h"
+
+#include "escape.h"
+#include "format.h"
+
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[FMT_BUFSIZE];
+	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
+}
+
+static void csv_begin(struct sink *sink)
+{
+	FILE *out = sink->cfg.out;
+
+	if (!sink->cfg.headings)
+		return;
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
+		const struct column *col = &columns[sink->cfg.columns[i]];
+		if (i)
+			putc_unlocked(',', out);
+		fputs_unlocked(col->name, out);
+		if (col->kind == KIND_PAGES)
+			fprintf(out, ",%s_bytes", col->name);
+	}
+	putc_unlocked('\n', out);
+}
+
+/* Unknown counters (mincore) are empty fields, never 0. */
+static void put_field(const struct sink *sink, const struct row *row, enum column_id id)
+{
+	FILE *out = sink->cfg.out;
+	const struct column *col = &columns[id];
+	char buf[FMT_BUFSIZE];
+	uint64_t value;
+
+	switch (col->kind) {
+	case KIND_TEXT:
+		if (id == COL_TYPE)
+			fputs_unlocked(row_type_name(row->type), out);
+		else if (row->path)
+			esc_csv_field(out, row->path, row->path_len);
+		else
+			fputs_unlocked("total", out);
+		break;
+	case KIND_SIZE:
+	case KIND_NUMBER:
+		column_value(col, row, &value);
+		put_u64(out, value);
+		break;
+	case KIND_PAGES:
+		if (column_value(col, row, &value)) {
+			put_u64(out, value);
+			putc_unlocked(',', out);
+			put_u64(out, sink_pages_to_bytes(sink, value));
+		} else {
+			putc_unlocked(',', out);
+		}
+		break;
+	case KIND_PERCENT:
+		if ((row->stat.known & PCS_CACHED) &&
+		    fmt_percent(buf, row->stat.cached, row->stat.pages))
+			fputs_unlocked(buf, out);
+		break;
+	}
+}
+
+static void put_line(const struct sink *sink, const struct row *row)
+{
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
+		if (i)
+			putc_unlocked(',', sink->cfg.out);
+		put_field(sink, row, sink->cfg.columns[i]);
+	}
+	putc_unlocked('\n', sink->cfg.out);
+}
+
+/* Failures go to stderr only, as with du: CSV has no place for them. */
+static void csv_row(struct sink *sink, const struct row *row)
+{
+	if (!row->error)
+		put_line(sink, row);
+}
+
+static void csv_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	if (sink->cfg.total_row)
+		put_line(sink, total);
+}
+
+const struct sink_ops sink_csv_ops = {
+	.begin = csv_begin,
+	.row = csv_row,
+	.end = csv_end,
+};

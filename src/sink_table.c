@@ -1,0 +1,224 @@
+/* The table for people: aligned columns, human sizes, safe names. */
+#include <config.h>
+
+#include "sink.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "format.h"
+#include "xalloc.h"
+
+/* Rows are held back only to learn the column widths; past this many the
+ * widths are fixed and rows stream, so memory stays bounded on any tree. */
+#define TABLE_HOLD_ROWS 1000
+
+struct table_state {
+	size_t width[COLUMNS_MAX];
+	char *cells; /* held rows: ncolumns NUL-terminated cells each */
+	size_t len, cap;
+	size_t held;
+	bool streaming;
+};
+
+/* Display width: code points, which is right for all but wide scripts. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void reserve(struct table_state *st, size_t more)
+{
+	if (st->len + more <= st->cap)
+		return;
+	size_t cap = st->cap ? st->cap : 4096;
+	while (cap < st->len + more)
+		cap *= 2;
+	st->cells = xrealloc(st->cells, cap);
+	st->cap = cap;
+}
+
+static void append(struct table_state *st, const char *s, size_t n)
+{
+	memcpy(st->cells + st->len, s, n);
+	st->len += n;
+	st->cells[st->len++] = '\0';
+}
+
+/* A byte figure in the unit asked for. */
+static size_t format_bytes(const struct sink *sink, char buf[FMT_BUFSIZE], uint64_t bytes)
+{
+	return sink->cfg.unit == UNIT_BYTES ? fmt_u64(buf, bytes) : fmt_human(buf, bytes);
+}
+
+static void add_cell(struct sink *sink, const struct row *row, enum column_id id)
+{
+	struct table_state *st = sink->state;
+	const struct column *col = &columns[id];
+	char buf[FMT_BUFSIZE];
+	size_t n = 0;
+	uint64_t value;
+
+	switch (col->kind) {
+	case KIND_TEXT:
+		if (id == COL_TYPE) {
+			const char *name = row_type_name(row->type);
+			n = strlen(name);
+			memcpy(buf, name, n);
+		} else if (!row->path) {
+			memcpy(buf, "total", n = 5);
+		} else {
+			size_t need = esc_terminal(NULL, 0, row->path, row->path_len,
+						   sink->cfg.utf8);
+			reserve(st, need + 1);
+			esc_terminal(st->cells + st->len, need + 1, row->path,
+				     row->path_len, sink->cfg.utf8);
+			st->len += need + 1;
+			return;
+		}
+		break;
+	case KIND_SIZE:
+		column_value(col, row, &value);
+		n = format_bytes(sink, buf, value);
+		break;
+	case KIND_NUMBER:
+		column_value(col, row, &value);
+		n = fmt_u64(buf, value);
+		break;
+	case KIND_PAGES:
+		if (!column_value(col, row, &value))
+			n = (size_t)(stpcpy(buf, "-") - buf);
+		else if (sink->cfg.counters_in_pages)
+			n = fmt_u64(buf, value);
+		else
+			n = format_bytes(sink, buf, sink_pages_to_bytes(sink, value));
+		break;
+	case KIND_PERCENT:
+		if ((row->stat.known & PCS_CACHED) &&
+		    (n = fmt_percent(buf, row->stat.cached, row->stat.pages)))
+			buf[n++] = '%';
+		else
+			n = (size_t)(stpcpy(buf, "-") - buf);
+		break;
+	}
+	reserve(st, n + 1);
+	append(st, buf, n);
+}
+
+/* Prints one line of cells (NUL-separated, starting at cells); returns
+ * the position after them. */
+static const char *print_line(const struct sink *sink, const char *cells)
+{
+	const struct table_state *st = sink->state;
+	FILE *out = sink->cfg.out;
+
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
+		bool last = i + 1 == sink->cfg.ncolumns;
+		size_t w = text_width(cells);
+		size_t pad = st->width[i] > w ? st->width[i] - w : 0;
+		bool left = columns[sink->cfg.columns[i]].kind == KIND_TEXT;
+
+		if (i)
+			putc_unlocked(' ', out);
+		if (!left)
+			for (size_t k = 0; k < pad; k++)
+				putc_unlocked(' ', out);
+		fputs_unlocked(cells, out);
+		if (left && !last)
+			for (size_t k = 0; k < pad; k++)
+				putc_unlocked(' ', out);
+		cells += strlen(cells) + 1;
+	}
+	putc_unlocked('\n', out);
+	return cells;
+}
+
+static void widen(struct table_state *st, const struct sink *sink, const char *cells)
+{
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
+		size_t w = text_width(cells);
+		if (w > st->width[i])
+			st->width[i] = w;
+		cells += strlen(cells) + 1;
+	}
+}
+
+/* Print the header and every held row, then stream. */
+static void flush_held(struct sink *sink)
+{
+	struct table_state *st = sink->state;
+	const char *cells = st->cells;
+
+	for (size_t r = 0; r < st->held; r++)
+		cells = print_line(sink, cells);
+	st->len = 0;
+	st->held = 0;
+	st->streaming = true;
+}
+
+static void table_begin(struct sink *sink)
+{
+	struct table_state *st = xcalloc(1, sizeof *st);
+
+	sink->state = st;
+	if (!sink->cfg.headings)
+		return;
+	/* The header is the first held row, so it widens the columns too. */
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
+		const char *h = columns[sink->cfg.columns[i]].header;
+		reserve(st, strlen(h) + 1);
+		append(st, h, strlen(h));
+	}
+	widen(st, sink, st->cells);
+	st->held = 1;
+}
+
+static void add_row(struct sink *sink, const struct row *row)
+{
+	struct table_state *st = sink->state;
+	size_t start = st->len;
+
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++)
+		add_cell(sink, row, sink->cfg.columns[i]);
+	widen(st, sink, st->cells + start);
+	if (st->streaming) {
+		print_line(sink, st->cells + start);
+		st->len = start;
+	} else if (++st->held > TABLE_HOLD_ROWS) {
+		flush_held(sink);
+	}
+}
+
+/* Failures go to stderr only, as with du. */
+static void table_row(struct sink *sink, const struct row *row)
+{
+	if (!row->error)
+		add_row(sink, row);
+}
+
+static void table_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	if (sink->cfg.total_row)
+		add_row(sink, total);
+	flush_held(sink);
+}
+
+static void table_free(struct sink *sink)
+{
+	struct table_state *st = sink->state;
+
+	if (st)
+		free(st->cells);
+	free(st);
+}
+
+const struct sink_ops sink_table_ops = {
+	.begin = table_begin,
+	.row = table_row,
+	.end = table_end,
+	.free = table_free,
+};

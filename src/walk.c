@@ -1,0 +1,294 @@
+/* The walk: fts over the operands, one switch on what it finds, rows out. */
+#include <config.h>
+
+#include "walk.h"
+
+#include <errno.h>
+#include <fts.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "caps.h"
+#include "escape.h"
+#include "xalloc.h"
+
+/* (device, inode) of files with more than one link, each counted once. */
+struct linkset {
+	struct devino {
+		dev_t dev;
+		ino_t ino;
+	} *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t count;
+};
+
+struct walk {
+	const struct walk_config *cfg;
+	struct sink *sink;
+	struct agg agg;
+	struct linkset links;
+	uint64_t errors;
+	bool output_failed;
+	char *safe; /* a terminal-safe copy of a path, for messages */
+	size_t safe_cap;
+};
+
+static size_t linkset_hash(dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4fu;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static void linkset_put(struct linkset *set, dev_t dev, ino_t ino)
+{
+	size_t mask = set->cap - 1;
+	size_t i = linkset_hash(dev, ino) & mask;
+	while (set->slots[i].ino != 0)
+		i = (i + 1) & mask;
+	set->slots[i] = (struct devino){ dev, ino };
+	set->count++;
+}
+
+/* True when (dev, ino) was not in the set (it is now).  Inode 0 marks an
+ * empty slot; a file system that uses it simply gets no deduplication. */
+static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
+{
+	if (ino == 0)
+		return true;
+	if ((set->count + 1) * 4 > set->cap * 3) {
+		struct linkset bigger = { .cap = set->cap ? set->cap * 2 : 256 };
+		bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
+		for (size_t i = 0; i < set->cap; i++)
+			if (set->slots[i].ino != 0)
+				linkset_put(&bigger, set->slots[i].dev, set->slots[i].ino);
+		free(set->slots);
+		*set = bigger;
+	}
+	size_t mask = set->cap - 1;
+	for (size_t i = linkset_hash(dev, ino) & mask; set->slots[i].ino != 0;
+	     i = (i + 1) & mask)
+		if (set->slots[i].dev == dev && set->slots[i].ino == ino)
+			return false;
+	linkset_put(set, dev, ino);
+	return true;
+}
+
+static const char *safe_path(struct walk *w, const char *path, size_t len)
+{
+	size_t need = esc_terminal(NULL, 0, path, len, w->cfg->utf8) + 1;
+	if (need > w->safe_cap) {
+		w->safe = xrealloc(w->safe, need);
+		w->safe_cap = need;
+	}
+	esc_terminal(w->safe, need, path, len, w->cfg->utf8);
+	return w->safe;
+}
+
+static void emit(struct walk *w, const char *path, size_t path_len, enum row_type type,
+		 const struct pagecache_stat *stat, uint64_t files, int error)
+{
+	struct row row = {
+		.path = path,
+		.path_len = path_len,
+		.type = type,
+		.files = files,
+		.error = error,
+	};
+	if (stat)
+		row.stat = *stat;
+	if (!sink_row(w->sink, &row))
+		w->output_failed = true;
+}
+
+/* A failure: told on stderr as du does, counted, and a row for JSON. */
+static void fail(struct walk *w, const char *path, size_t path_len, enum row_type type,
+		 const char *what, int err)
+{
+	w->errors++;
+	if (!w->cfg->quiet) {
+		fprintf(stderr, "pagestat: %s '%s': %s\n", what,
+			safe_path(w, path, path_len), probe_strerror(err));
+		if (err == EPERM)
+			caps_explain_eperm(stderr);
+	}
+	emit(w, path, path_len, type, NULL, 0, err);
+}
+
+static void fail_entry(struct walk *w, const FTSENT *p, enum row_type type,
+		       const char *what, int err)
+{
+	fail(w, p->fts_path, p->fts_pathlen, type, what, err);
+}
+
+/* Rows below the operands: directories with -d N, files with -a (down
+ * to N when -d is given too). */
+static bool directory_row(const struct walk *w, long level)
+{
+	return level == 0 || level <= w->cfg->max_depth;
+}
+
+static bool file_row(const struct walk *w, long level)
+{
+	return level == 0 ||
+	       (w->cfg->all && (w->cfg->max_depth < 0 || level <= w->cfg->max_depth));
+}
+
+/* Was this entry stat()ed through a symbolic link?  Then open through it. */
+static bool followed(const struct walk *w, long level)
+{
+	return w->cfg->follow == FOLLOW_ALL || (w->cfg->follow == FOLLOW_ARGS && level == 0);
+}
+
+static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
+{
+	const struct stat *st = p->fts_statp;
+	struct pagecache_stat stat;
+
+	if (!w->cfg->count_links && st->st_nlink > 1 &&
+	    !linkset_insert(&w->links, st->st_dev, st->st_ino))
+		return; /* met before: counted there */
+
+	int err = probe_path(p->fts_accpath, st, followed(w, p->fts_level), &w->cfg->range,
+			     &stat);
+	if (err) {
+		fail_entry(w, p, type, "cannot inspect", err);
+		return;
+	}
+	agg_add(&w->agg, p->fts_level, &stat);
+	if (file_row(w, p->fts_level))
+		emit(w, p->fts_path, p->fts_pathlen, type, &stat, 1, 0);
+}
+
+/* A directory whose contents fts could not list: close its subtotal. */
+static void abandon_directory(struct walk *w, const FTSENT *p)
+{
+	if (agg_is_open(&w->agg, p->fts_level))
+		agg_leave(&w->agg, p->fts_level);
+}
+
+static void visit(struct walk *w, FTSENT *p)
+{
+	const struct agg_sum *sum;
+
+	switch (p->fts_info) {
+	case FTS_D:
+		agg_enter(&w->agg, p->fts_level);
+		break;
+	case FTS_DP:
+		sum = agg_leave(&w->agg, p->fts_level);
+		if (directory_row(w, p->fts_level))
+			emit(w, p->fts_path, p->fts_pathlen, ROW_DIRECTORY, &sum->stat,
+			     sum->files, 0);
+		break;
+	case FTS_F:
+		visit_file(w, p, ROW_FILE);
+		break;
+	case FTS_DC:
+		fail_entry(w, p, ROW_DIRECTORY, "not descending into", PROBE_ECYCLE);
+		break;
+	case FTS_DNR:
+		abandon_directory(w, p);
+		fail_entry(w, p, ROW_DIRECTORY, "cannot read directory", p->fts_errno);
+		break;
+	case FTS_ERR:
+		abandon_directory(w, p);
+		fail_entry(w, p, S_ISDIR(p->fts_statp->st_mode) ? ROW_DIRECTORY : ROW_UNKNOWN,
+			   "cannot access", p->fts_errno);
+		break;
+	case FTS_NS:
+		fail_entry(w, p, ROW_UNKNOWN, "cannot access", p->fts_errno);
+		break;
+	case FTS_SL:
+		/* -P: a link named on the command line is not followed */
+		if (p->fts_level == 0 && !w->cfg->quiet)
+			fprintf(stderr, "pagestat: '%s' is a symbolic link: not followed "
+				"(-H or -L follow it)\n",
+				safe_path(w, p->fts_path, p->fts_pathlen));
+		break;
+	case FTS_SLNONE:
+		if (p->fts_level == 0)
+			fail_entry(w, p, ROW_UNKNOWN, "cannot access", ENOENT);
+		break;
+	case FTS_DEFAULT:
+		/* FIFOs, sockets and devices are never opened during a walk:
+		 * opening them can block or have side effects.  A block
+		 * device named on the command line shows its buffer cache. */
+		if (p->fts_level == 0) {
+			if (S_ISBLK(p->fts_statp->st_mode))
+				visit_file(w, p, ROW_BLOCKDEV);
+			else
+				fail_entry(w, p, ROW_UNKNOWN, "cannot inspect", PROBE_ENOTREG);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+static int fts_options(const struct walk_config *cfg)
+{
+	int flags = cfg->follow == FOLLOW_ALL ? FTS_LOGICAL : FTS_PHYSICAL;
+	if (cfg->follow == FOLLOW_ARGS)
+		flags |= FTS_COMFOLLOW;
+	if (cfg->one_file_system)
+		flags |= FTS_XDEV;
+	return flags;
+}
+
+/* fts_open refuses the whole list for one empty name: those are
+ * reported here and left out. */
+static char **usable_operands(struct walk *w, char *const *operands)
+{
+	size_t n = 0;
+	while (operands[n])
+		n++;
+	char **usable = xcalloc(n + 1, sizeof *usable);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (operands[i][0] == '\0')
+			fail(w, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
+		else
+			usable[k++] = operands[i];
+	}
+	return usable;
+}
+
+void walk_run(const struct walk_config *cfg, char *const *operands,
+	      struct sink *sink, struct walk_result *result)
+{
+	struct walk w = { .cfg = cfg, .sink = sink };
+	char **roots = usable_operands(&w, operands);
+	FTS *fts = NULL;
+
+	agg_init(&w.agg, probe_known());
+	if (roots[0] && !w.output_failed) {
+		fts = fts_open(roots, fts_options(cfg), NULL);
+		if (!fts) {
+			fprintf(stderr, "pagestat: cannot start the walk: %s\n", strerror(errno));
+			w.errors++;
+		}
+	}
+	while (fts && !w.output_failed) {
+		errno = 0;
+		FTSENT *p = fts_read(fts);
+		if (!p) {
+			if (errno) {
+				fprintf(stderr, "pagestat: walk stopped: %s\n", strerror(errno));
+				w.errors++;
+			}
+			break;
+		}
+		visit(&w, p);
+	}
+	if (fts)
+		fts_close(fts);
+
+	result->total = *agg_total(&w.agg);
+	result->errors = w.errors;
+	result->output_failed = w.output_failed;
+	agg_free(&w.agg);
+	free(w.links.slots);
+	free(w.safe);
+	free(roots);
+}

@@ -1,0 +1,30 @@
+/* Allocation that cannot fail: running out of memory ends the run. */
+#ifndef PAGESTAT_XALLOC_H
+#define PAGESTAT_XALLOC_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define EXIT_FATAL 3
+
+static inline void *xrealloc(void *ptr, size_t size)
+{
+	ptr = realloc(ptr, size ? size : 1);
+	if (!ptr) {
+		fputs("pagestat: out of memory\n", stderr);
+		exit(EXIT_FATAL);
+	}
+	return ptr;
+}
+
+static inline void *xcalloc(size_t count, size_t size)
+{
+	void *ptr = calloc(count ? count : 1, size ? size : 1);
+	if (!ptr) {
+		fputs("pagestat: out of memory\n", stderr);
+		exit(EXIT_FATAL);
+	}
+	return ptr;
+}
+
+#endif
