@@ -1,0 +1,179 @@
+/* Test helper: arranges exact page-cache states on the running kernel and
+ * reads them back, so that the tests can compare pagestat with the truth.
+ *
+ *   pcarrange pagesize
+ *   pcarrange write FILE BYTES        create FILE, fsync it: cached, clean
+ *   pcarrange dirty FILE BYTES        create FILE, no fsync: cached, dirty
+ *   pcarrange drop FILE               fsync, then POSIX_FADV_DONTNEED
+ *   pcarrange cache FILE FIRST COUNT  read pages FIRST..FIRST+COUNT-1 only
+ *   pcarrange stat FILE               cachestat: cached dirty writeback
+ *                                     evicted recently_evicted
+ *   pcarrange tree DIR DIRS FILES BYTES
+ *                                     DIRS directories of FILES files each
+ *   pcarrange maxrss OUT CMD [ARG]... run CMD, write its peak RSS (KiB)
+ *                                     to OUT, exit with its status
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compat/cachestat.h"
+
+static long page_size;
+
+static void die(const char *what, const char *arg)
+{
+	fprintf(stderr, "pcarrange: %s %s: %s\n", what, arg, strerror(errno));
+	exit(1);
+}
+
+static uint64_t number(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end || end == s) {
+		fprintf(stderr, "pcarrange: not a number: %s\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static void fill(const char *path, uint64_t bytes, int sync_it)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		die("open", path);
+	char buf[65536];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (char)(i * 131 + 7);
+	while (bytes) {
+		size_t n = bytes < sizeof buf ? (size_t)bytes : sizeof buf;
+		if (write(fd, buf, n) != (ssize_t)n)
+			die("write", path);
+		bytes -= n;
+	}
+	if (sync_it && fsync(fd) != 0)
+		die("fsync", path);
+	close(fd);
+}
+
+static void drop(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	if (fdatasync(fd) != 0 && errno != EINVAL)
+		die("fdatasync", path);
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (errno)
+		die("posix_fadvise", path);
+	close(fd);
+}
+
+static void cache(const char *path, uint64_t first, uint64_t count)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	/* no readahead: exactly the pages asked for */
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	if (errno)
+		die("posix_fadvise", path);
+	char *buf = malloc((size_t)page_size);
+	for (uint64_t p = first; p < first + count; p++)
+		if (pread(fd, buf, 1, (off_t)(p * (uint64_t)page_size)) < 0)
+			die("pread", path);
+	free(buf);
+	close(fd);
+}
+
+static void stat_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	struct cachestat_range range = { 0, 0 };
+	struct cachestat cs;
+	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0)
+		die("cachestat", path);
+	printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       (uint64_t)cs.nr_cache, (uint64_t)cs.nr_dirty, (uint64_t)cs.nr_writeback,
+	       (uint64_t)cs.nr_evicted, (uint64_t)cs.nr_recently_evicted);
+	close(fd);
+}
+
+static void tree(const char *dir, uint64_t dirs, uint64_t files, uint64_t bytes)
+{
+	char path[4096];
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		die("mkdir", dir);
+	for (uint64_t d = 0; d < dirs; d++) {
+		snprintf(path, sizeof path, "%s/d%" PRIu64, dir, d);
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			die("mkdir", path);
+		for (uint64_t f = 0; f < files; f++) {
+			snprintf(path, sizeof path, "%s/d%" PRIu64 "/f%" PRIu64, dir, d, f);
+			fill(path, bytes, 0);
+		}
+	}
+}
+
+static int maxrss(const char *out, char **argv)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork", argv[0]);
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		die("exec", argv[0]);
+	}
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) < 0)
+		die("wait4", argv[0]);
+	FILE *f = fopen(out, "w");
+	if (!f)
+		die("fopen", out);
+	fprintf(f, "%ld\n", ru.ru_maxrss);
+	fclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	page_size = sysconf(_SC_PAGESIZE);
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (strcmp(cmd, "pagesize") == 0 && argc == 2)
+		printf("%ld\n", page_size);
+	else if (strcmp(cmd, "write") == 0 && argc == 4)
+		fill(argv[2], number(argv[3]), 1);
+	else if (strcmp(cmd, "dirty") == 0 && argc == 4)
+		fill(argv[2], number(argv[3]), 0);
+	else if (strcmp(cmd, "drop") == 0 && argc == 3)
+		drop(argv[2]);
+	else if (strcmp(cmd, "cache") == 0 && argc == 5)
+		cache(argv[2], number(argv[3]), number(argv[4]));
+	else if (strcmp(cmd, "stat") == 0 && argc == 3)
+		stat_file(argv[2]);
+	else if (strcmp(cmd, "tree") == 0 && argc == 6)
+		tree(argv[2], number(argv[3]), number(argv[4]), number(argv[5]));
+	else if (strcmp(cmd, "maxrss") == 0 && argc >= 4)
+		return maxrss(argv[2], argv + 3);
+	else {
+		fputs("usage: see the comment at the top of tests/pcarrange.c\n", stderr);
+		return 2;
+	}
+	return 0;
+}

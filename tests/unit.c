@@ -1,0 +1,186 @@
+/* Unit tests of the pure functions: size and percent formatting, escaping. */
+#include <config.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "format.h"
+
+static int failures;
+static int checks;
+
+static void expect_str(const char *what, const char *got, const char *want)
+{
+	checks++;
+	if (strcmp(got, want) != 0) {
+		failures++;
+		fprintf(stderr, "FAIL %s: got \"%s\", want \"%s\"\n", what, got, want);
+	}
+}
+
+static void test_human(void)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *want;
+	} cases[] = {
+		{ 0, "0B" },
+		{ 1, "1B" },
+		{ 1023, "1023B" },
+		{ 1024, "1.0K" },
+		{ 1536, "1.5K" },
+		{ 1024 * 1024 - 1, "1.0M" },      /* 1023.999K rounds up a unit */
+		{ 1048063, "1023.5K" },           /* 1023.499K */
+		{ UINT64_C(3) << 29, "1.5G" },
+		{ UINT64_C(10) << 40, "10.0T" },
+		{ UINT64_C(1) << 60, "1.0E" },
+		{ UINT64_MAX, "16.0E" },
+	};
+	char buf[FMT_BUFSIZE];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "fmt_human(%llu)", (unsigned long long)cases[i].bytes);
+		fmt_human(buf, cases[i].bytes);
+		expect_str(what, buf, cases[i].want);
+	}
+}
+
+static void test_percent(void)
+{
+	char buf[FMT_BUFSIZE];
+
+	checks++;
+	if (fmt_percent(buf, 0, 0) != 0) {
+		failures++;
+		fputs("FAIL fmt_percent(0, 0) must be undefined\n", stderr);
+	}
+	fmt_percent(buf, 1, 3);
+	expect_str("fmt_percent(1, 3)", buf, "33.3");
+	fmt_percent(buf, 2, 3);
+	expect_str("fmt_percent(2, 3) truncates", buf, "66.6");
+	fmt_percent(buf, 9999, 10000);
+	expect_str("fmt_percent(9999, 10000) is not 100", buf, "99.9");
+	fmt_percent(buf, 7, 7);
+	expect_str("fmt_percent(7, 7)", buf, "100.0");
+	fmt_percent(buf, 0, 7);
+	expect_str("fmt_percent(0, 7)", buf, "0.0");
+	fmt_percent(buf, UINT64_C(1) << 62, UINT64_C(1) << 63);
+	expect_str("fmt_percent(huge)", buf, "50.0");
+	fmt_u64(buf, UINT64_MAX);
+	expect_str("fmt_u64(max)", buf, "18446744073709551615");
+}
+
+/* Runs an escaper that writes to a FILE and returns what it wrote. */
+static char *capture(void (*fn)(FILE *, const char *, size_t), const char *s, size_t n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fn(f, s, n);
+	fclose(f);
+	return text;
+}
+
+static void expect_escaper(const char *what, void (*fn)(FILE *, const char *, size_t),
+			   const char *in, size_t n, const char *want)
+{
+	char *got = capture(fn, in, n);
+	expect_str(what, got, want);
+	free(got);
+}
+
+static void test_json(void)
+{
+	expect_escaper("json plain", esc_json_string, "a/b", 3, "\"a/b\"");
+	expect_escaper("json quote and backslash", esc_json_string, "\"\\", 2, "\"\\\"\\\\\"");
+	expect_escaper("json controls", esc_json_string, "\n\t\x01\x7f", 4,
+		       "\"\\n\\t\\u0001\\u007f\"");
+	expect_escaper("json utf8 passes", esc_json_string, "\xc3\xa9", 2, "\"\xc3\xa9\"");
+	expect_escaper("json invalid byte", esc_json_string, "a\xff" "b", 3,
+		       "\"a\xef\xbf\xbd" "b\"");
+	expect_escaper("json truncated sequence", esc_json_string, "\xe2\x82", 2,
+		       "\"\xef\xbf\xbd\xef\xbf\xbd\"");
+	expect_escaper("json overlong", esc_json_string, "\xc0\xaf", 2,
+		       "\"\xef\xbf\xbd\xef\xbf\xbd\"");
+	expect_escaper("json surrogate", esc_json_string, "\xed\xa0\x80", 3,
+		       "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	expect_escaper("json embedded NUL", esc_json_string, "a\0b", 3, "\"a\\u0000b\"");
+
+	checks++;
+	if (esc_utf8_valid("\xf4\x90\x80\x80", 4) || !esc_utf8_valid("\xf0\x9f\x98\x80", 4)) {
+		failures++;
+		fputs("FAIL esc_utf8_valid: U+10FFFF bound\n", stderr);
+	}
+}
+
+static void test_base64(void)
+{
+	expect_escaper("base64 empty", esc_base64, "", 0, "");
+	expect_escaper("base64 1", esc_base64, "f", 1, "Zg==");
+	expect_escaper("base64 2", esc_base64, "fo", 2, "Zm8=");
+	expect_escaper("base64 3", esc_base64, "foo", 3, "Zm9v");
+	expect_escaper("base64 6", esc_base64, "foobar", 6, "Zm9vYmFy");
+	expect_escaper("base64 binary", esc_base64, "\xff\n\x00", 3, "/woA");
+}
+
+static void test_csv(void)
+{
+	expect_escaper("csv plain", esc_csv_field, "a/b", 3, "a/b");
+	expect_escaper("csv comma", esc_csv_field, "a,b", 3, "\"a,b\"");
+	expect_escaper("csv quote", esc_csv_field, "a\"b", 3, "\"a\"\"b\"");
+	expect_escaper("csv newline", esc_csv_field, "a\nb", 3, "\"a\nb\"");
+	expect_escaper("csv CR", esc_csv_field, "a\rb", 3, "\"a\rb\"");
+	expect_escaper("csv leading space", esc_csv_field, " a", 2, "\" a\"");
+	expect_escaper("csv empty", esc_csv_field, "", 0, "");
+}
+
+static void expect_terminal(const char *what, const char *in, size_t n, int utf8,
+			    const char *want)
+{
+	char buf[256];
+	size_t need = esc_terminal(buf, sizeof buf, in, n, utf8);
+	expect_str(what, buf, want);
+	checks++;
+	if (need != strlen(want)) {
+		failures++;
+		fprintf(stderr, "FAIL %s: length %zu, want %zu\n", what, need, strlen(want));
+	}
+}
+
+static void test_terminal(void)
+{
+	expect_terminal("term plain", "a b", 3, 1, "a b");
+	expect_terminal("term newline", "a\nb", 3, 1, "a\\nb");
+	expect_terminal("term escape char", "\x1b[31m", 5, 1, "\\x1b[31m");
+	expect_terminal("term backslash", "a\\b", 3, 1, "a\\\\b");
+	expect_terminal("term utf8 kept", "caf\xc3\xa9", 5, 1, "caf\xc3\xa9");
+	expect_terminal("term utf8 on C locale", "caf\xc3\xa9", 5, 0, "caf\\xc3\\xa9");
+	expect_terminal("term invalid", "a\xff", 2, 1, "a\\xff");
+	expect_terminal("term C1 CSI", "\xc2\x9b", 2, 1, "\\u{009b}");
+	expect_terminal("term bidi override", "\xe2\x80\xae", 3, 1, "\\u{202e}");
+
+	/* Truncation keeps a NUL and reports the full length. */
+	char small[4];
+	size_t need = esc_terminal(small, sizeof small, "abcdef", 6, 1);
+	expect_str("term truncated", small, "abc");
+	checks++;
+	if (need != 6) {
+		failures++;
+		fprintf(stderr, "FAIL term truncated length %zu\n", need);
+	}
+}
+
+int main(void)
+{
+	test_human();
+	test_percent();
+	test_json();
+	test_base64();
+	test_csv();
+	test_terminal();
+	printf("%d checks, %d failures\n", checks, failures);
+	return failures ? 1 : 0;
+}
