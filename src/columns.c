@@ -88,12 +88,12 @@ int columns_parse(const char *list, enum column_id *ids, size_t *n,
 	return 0;
 }
 
-size_t columns_default(enum column_id *ids, bool table)
+size_t columns_default(enum column_id *ids, bool table, bool all)
 {
 	size_t n = 0;
 	/* PATH goes last in the table, as in du and fincore. */
 	for (int i = 0; i < COL_COUNT; i++)
-		if (!table || (columns[i].table_default && i != COL_PATH))
+		if (!table || (i != COL_PATH && (all || columns[i].table_default)))
 			ids[n++] = (enum column_id)i;
 	if (table)
 		ids[n++] = COL_PATH;
@@ -102,12 +102,16 @@ size_t columns_default(enum column_id *ids, bool table)
 
 void columns_usage(FILE *out)
 {
-	fputs("\nColumns (-o; default in the table: ", out);
-	enum column_id ids[COL_COUNT];
-	size_t n = columns_default(ids, true);
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%s", i ? "," : "", columns[ids[i]].name);
-	fputs("):\n", out);
+	fputs("\nColumns (-o LIST); CSV and JSON show every one by default, the table\n"
+	      "all but", out);
+	int hidden = 0, n = 0;
+	for (int i = 0; i < COL_COUNT; i++)
+		hidden += !columns[i].table_default;
+	for (int i = 0; i < COL_COUNT; i++)
+		if (!columns[i].table_default)
+			fprintf(out, "%s%s", n++ == 0 ? " " : n == hidden ? " and " : ", ",
+				columns[i].name);
+	fputs(":\n", out);
 	for (int i = 0; i < COL_COUNT; i++)
 		fprintf(out, "  %-18s %s\n", columns[i].name, columns[i].help);
 }

@@ -71,8 +71,9 @@ const char *row_type_name(enum row_type type);
 int columns_parse(const char *list, enum column_id *ids, size_t *n,
 		  const char **bad, size_t *bad_len);
 
-/* The table's default columns, or every column. */
-size_t columns_default(enum column_id *ids, bool table);
+/* The default columns of the table (PATH last) or of the machine formats
+ * (every column); with all, every column in either order. */
+size_t columns_default(enum column_id *ids, bool table, bool all);
 
 /* The "Columns:" part of --help. */
 void columns_usage(FILE *out);

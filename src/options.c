@@ -171,8 +171,7 @@ static const struct name_value formats[] = {
  * format's defaults. */
 static int resolve_columns(struct options *opts, const char *list, bool all)
 {
-	opts->ncolumns = columns_default(opts->columns,
-					 opts->format == FORMAT_TABLE && !all);
+	opts->ncolumns = columns_default(opts->columns, opts->format == FORMAT_TABLE, all);
 	if (!list || all)
 		return OPTIONS_RUN;
 
