@@ -193,6 +193,8 @@ int options_parse(int argc, char **argv, struct options *opts)
 	bool output_all = false;
 	int c, value;
 
+	/* getopt's own messages start with argv[0]; ours with "pagestat". */
+	argv[0] = (char *)"pagestat";
 	*opts = (struct options){
 		.headings = true,
 		.max_depth = -1,

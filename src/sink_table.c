@@ -20,6 +20,7 @@ struct table_state {
 	size_t len, cap;
 	size_t held;
 	bool streaming;
+	bool any_row; /* else the header alone is not worth printing */
 };
 
 /* Display width: code points, which is right for all but wide scripts. */
@@ -182,6 +183,7 @@ static void add_row(struct sink *sink, const struct row *row)
 	struct table_state *st = sink->state;
 	size_t start = st->len;
 
+	st->any_row = true;
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++)
 		add_cell(sink, row, sink->cfg.columns[i]);
 	widen(st, sink, st->cells + start);
@@ -202,9 +204,12 @@ static void table_row(struct sink *sink, const struct row *row)
 
 static void table_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
+	struct table_state *st = sink->state;
+
 	if (sink->cfg.total_row)
 		add_row(sink, total);
-	flush_held(sink);
+	if (st->any_row)
+		flush_held(sink);
 }
 
 static void table_free(struct sink *sink)
