@@ -1,0 +1,69 @@
+# fish completion for pagestat(1)
+
+# Complete a comma-separated column list for -o/--output: the part after the
+# last comma, keeping the columns before it and an optional leading '+'.
+function __fish_pagestat_columns --description 'Complete pagestat column names'
+    set -l columns \
+        path 'path as given, or as found below a directory' \
+        type 'file, directory, blockdev or total' \
+        size 'bytes of the inspected range of the file(s)' \
+        pages 'pages in that range' \
+        cached 'pages in the page cache' \
+        percent 'cached pages as a share of pages' \
+        dirty 'cached pages modified but not yet written back' \
+        writeback 'pages being written back now' \
+        evicted 'pages evicted that the kernel still remembers' \
+        recently_evicted 'evicted pages that would still be cached in a larger cache' \
+        files 'files counted in the row'
+
+    # The list may be attached to the option (--output=LIST, -oLIST,
+    # -aoLIST); fish puts that part back itself.
+    set -l token (string replace -r -- '^(--output=|-[acHLPxlJbpnq]*o)' '' (commandline -ct))
+    set -l done (string match -r -- '^\+?(?:[^,]*,)*' $token)
+    set -l chosen (string lower -- (string split -n , -- (string trim -l -c + -- $done)))
+
+    for i in (seq 1 2 (count $columns))
+        contains -- $columns[$i] $chosen
+        and continue
+        printf '%s%s\t%s\n' $done $columns[$i] $columns[(math $i + 1)]
+    end
+end
+
+# Choices that exclude each other are offered until one is made.  Options
+# with a value keep no such condition: it would also hide their values.
+set -l deref_seen '__fish_seen_argument -s P -s H -s L -l no-dereference -l dereference-args -l dereference'
+set -l format_seen '__fish_seen_argument -s J -l json -l csv -l format'
+set -l output_seen '__fish_seen_argument -s o -l output -l output-all'
+
+# Rows
+complete -c pagestat -s a -l all -d 'Also a row for every file inside directories'
+complete -c pagestat -s d -l max-depth -x -d 'Also a row for every directory down to depth N'
+complete -c pagestat -s c -l total -d 'Add a grand-total row (table and CSV)'
+
+# Walk
+complete -c pagestat -s P -l no-dereference -n "not $deref_seen" -d 'Never follow symbolic links (default)'
+complete -c pagestat -s H -l dereference-args -n "not $deref_seen" -d 'Follow symbolic links named as FILE'
+complete -c pagestat -s L -l dereference -n "not $deref_seen" -d 'Follow every symbolic link'
+complete -c pagestat -s x -l one-file-system -d 'Do not descend into other file systems'
+complete -c pagestat -s l -l count-links -d 'Count a hard-linked file each time it is met'
+complete -c pagestat -l method -x -d 'How to ask the kernel' -a '
+    auto\t"cachestat, else mincore (default)"
+    cachestat\t"cachestat(2) only"
+    mincore\t"mincore(2) only"'
+
+# Output
+complete -c pagestat -l format -x -d 'Output format' -a '
+    table\t"aligned columns for people (default)"
+    csv\t"RFC 4180, exact integers"
+    json\t"one JSON document"
+    ndjson\t"one JSON object per line"'
+complete -c pagestat -s J -l json -n "not $format_seen" -d 'Same as --format=json'
+complete -c pagestat -l csv -n "not $format_seen" -d 'Same as --format=csv'
+complete -c pagestat -s o -l output -x -a '(__fish_pagestat_columns)' -d 'Columns to show, comma-separated (+LIST adds)'
+complete -c pagestat -l output-all -n "not $output_seen" -d 'Show every column'
+complete -c pagestat -s b -l bytes -d 'Exact bytes instead of 1.5G in the table'
+complete -c pagestat -s p -l pages -d 'Page counts for the page columns in the table'
+complete -c pagestat -s n -l noheadings -d 'No header line (table and CSV)'
+complete -c pagestat -s q -l quiet -d 'No per-file error messages'
+complete -c pagestat -s h -l help -d 'Show help and exit'
+complete -c pagestat -s V -l version -d 'Show version, method and capabilities, and exit'
