@@ -63,27 +63,45 @@ static int column_lookup(const char *name, size_t len)
 	return -1;
 }
 
-int columns_parse(const char *list, enum column_id *ids, size_t *n,
+static bool listed(const enum column_id *ids, size_t n, enum column_id id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_path_last,
 		  const char **bad, size_t *bad_len)
 {
 	size_t count = 0;
+	bool path_last = false;
+
 	if (*list == '+') {
 		count = *n;
 		list++;
+		/* "+pages" in the table adds PAGES before PATH, not after it */
+		path_last = keep_path_last && count > 0 && ids[count - 1] == COL_PATH;
+		count -= path_last;
 	}
 	for (const char *p = list;; p++) {
 		const char *end = strchrnul(p, ',');
 		int id = column_lookup(p, (size_t)(end - p));
-		if (id < 0 || count == COLUMNS_MAX) {
+		if (id < 0) {
 			*bad = p;
 			*bad_len = (size_t)(end - p);
 			return -1;
 		}
-		ids[count++] = (enum column_id)id;
+		/* a column named twice is shown once, where first named */
+		if (!listed(ids, count, (enum column_id)id) &&
+		    !(path_last && id == COL_PATH))
+			ids[count++] = (enum column_id)id;
 		if (*end == '\0')
 			break;
 		p = end;
 	}
+	if (path_last)
+		ids[count++] = COL_PATH;
 	*n = count;
 	return 0;
 }

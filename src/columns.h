@@ -57,18 +57,16 @@ struct column {
 
 extern const struct column columns[COL_COUNT];
 
-/* -o may name a column more than once; this bounds the list. */
-#define COLUMNS_MAX 64
-
 /* The value of a numeric column; false when the method does not know it. */
 bool column_value(const struct column *col, const struct row *row, uint64_t *value);
 
 const char *row_type_name(enum row_type type);
 
-/* Parse "-o LIST": comma-separated names, any case; a leading '+' appends
- * to *n existing entries instead of replacing them.  Returns 0, or -1 with
- * *bad pointing at the offending name (not NUL-terminated; *bad_len). */
-int columns_parse(const char *list, enum column_id *ids, size_t *n,
+/* Parse "-o LIST": comma-separated names, any case, each kept once.  A
+ * leading '+' appends to the *n entries already in ids (before a final
+ * PATH when keep_path_last).  Returns 0, or -1 with *bad pointing at the
+ * unknown name (not NUL-terminated: *bad_len bytes).  ids holds COL_COUNT. */
+int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_path_last,
 		  const char **bad, size_t *bad_len);
 
 /* The default columns of the table (PATH last) or of the machine formats

@@ -177,7 +177,8 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 
 	const char *bad;
 	size_t bad_len;
-	if (columns_parse(list, opts->columns, &opts->ncolumns, &bad, &bad_len) != 0) {
+	if (columns_parse(list, opts->columns, &opts->ncolumns, opts->format == FORMAT_TABLE,
+			  &bad, &bad_len) != 0) {
 		fprintf(stderr, "pagestat: unknown column '%.*s' in --output '%s'\n"
 			"Try 'pagestat --help' for the list of columns.\n",
 			(int)bad_len, bad, list);

@@ -22,7 +22,7 @@ struct options {
 	enum output_format format;
 	enum size_unit unit;
 	bool counters_in_pages; /* -p */
-	enum column_id columns[COLUMNS_MAX];
+	enum column_id columns[COL_COUNT];
 	size_t ncolumns;
 	struct probe_range range;
 	char **operands; /* NULL-terminated */

@@ -215,7 +215,7 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 
 	if (chosen == PROBE_MINCORE) {
 		if (!mincore_allowed(fd, st))
-			return EPERM;
+			return PROBE_EREFUSED;
 		return measure_mincore(fd, first_page, end_page, &out->cached);
 	}
 
@@ -223,7 +223,7 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	/* The exact length, not 0 ("to the end"): pages appended since the
 	 * fstat would otherwise be counted against the smaller size. */
 	if (sys_cachestat(fd, start, end - start, &cs) != 0)
-		return errno;
+		return errno == EPERM ? PROBE_EREFUSED : errno;
 	out->cached = cs.nr_cache;
 	out->dirty = cs.nr_dirty;
 	out->writeback = cs.nr_writeback;
@@ -264,6 +264,8 @@ const char *probe_strerror(int err)
 		return "not a regular file";
 	case PROBE_ECYCLE:
 		return "directory cycle: not followed";
+	case PROBE_EREFUSED:
+		return strerror(EPERM);
 	default:
 		return strerror(err);
 	}
@@ -271,6 +273,8 @@ const char *probe_strerror(int err)
 
 const char *probe_errname(int err)
 {
+	if (err == PROBE_EREFUSED)
+		err = EPERM;
 	if (err <= 0)
 		return NULL;
 #ifdef HAVE_STRERRORNAME_NP

@@ -36,6 +36,9 @@ enum {
 	PROBE_ECHANGED = -1, /* the opened file is not the one the walk saw */
 	PROBE_ENOTREG = -2,  /* not a regular file, directory or block device */
 	PROBE_ECYCLE = -3,   /* a directory that contains itself */
+	/* EPERM from cachestat or mincore, not from open: the kernel's
+	 * owner rule (Linux 6.14 for cachestat), which has a remedy. */
+	PROBE_EREFUSED = -4,
 };
 
 /* Choose the method (auto tries cachestat on a file of its own).  Returns
@@ -62,7 +65,7 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	     struct pagecache_stat *out);
 
 /* Text and symbolic name ("EACCES") of a probe_path() failure; the name
- * is NULL for PROBE_E* codes. */
+ * is NULL for the PROBE_E* codes that have no errno. */
 const char *probe_strerror(int err);
 const char *probe_errname(int err);
 

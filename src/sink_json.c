@@ -107,7 +107,7 @@ static void put_column(const struct sink *sink, bool *first, const struct row *r
 	}
 }
 
-/* One row as a JSON object; with_type forces "type" (the ndjson total). */
+/* One row as a JSON object; with_type forces "type" (for the total). */
 static void put_row(const struct sink *sink, const struct row *row, bool with_type)
 {
 	FILE *out = sink->cfg.out;
@@ -156,7 +156,7 @@ static void json_end(struct sink *sink, const struct row *total, uint64_t errors
 	FILE *out = sink->cfg.out;
 
 	fputs_unlocked("\n],\"total\":", out);
-	put_row(sink, total, false);
+	put_row(sink, total, true);
 	fputs_unlocked(",\"errors\":", out);
 	put_u64(out, errors);
 	fputs_unlocked("}\n", out);

@@ -15,7 +15,7 @@
 #define TABLE_HOLD_ROWS 1000
 
 struct table_state {
-	size_t width[COLUMNS_MAX];
+	size_t width[COL_COUNT];
 	char *cells; /* held rows: ncolumns NUL-terminated cells each */
 	size_t len, cap;
 	size_t held;

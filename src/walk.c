@@ -13,7 +13,7 @@
 #include "escape.h"
 #include "xalloc.h"
 
-/* (device, inode) of files with more than one link, each counted once. */
+/* (device, inode) of what was counted, so that it is counted once. */
 struct linkset {
 	struct devino {
 		dev_t dev;
@@ -27,7 +27,10 @@ struct walk {
 	const struct walk_config *cfg;
 	struct sink *sink;
 	struct agg agg;
-	struct linkset links;
+	struct linkset seen;
+	/* As du: when operands may overlap (several of them, or -L), every
+	 * file and directory is remembered, not only hard-linked files. */
+	bool remember_all;
 	uint64_t errors;
 	bool output_failed;
 	char *safe; /* a terminal-safe copy of a path, for messages */
@@ -109,7 +112,7 @@ static void fail(struct walk *w, const char *path, size_t path_len, enum row_typ
 	if (!w->cfg->quiet) {
 		fprintf(stderr, "pagestat: %s '%s': %s\n", what,
 			safe_path(w, path, path_len), probe_strerror(err));
-		if (err == EPERM)
+		if (err == PROBE_EREFUSED)
 			caps_explain_eperm(stderr);
 	}
 	emit(w, path, path_len, type, NULL, 0, err);
@@ -140,14 +143,21 @@ static bool followed(const struct walk *w, long level)
 	return w->cfg->follow == FOLLOW_ALL || (w->cfg->follow == FOLLOW_ARGS && level == 0);
 }
 
+/* True when this file or directory was counted before in this run. */
+static bool seen_before(struct walk *w, const struct stat *st)
+{
+	if (w->cfg->count_links || (!w->remember_all && (S_ISDIR(st->st_mode) || st->st_nlink < 2)))
+		return false;
+	return !linkset_insert(&w->seen, st->st_dev, st->st_ino);
+}
+
 static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
 {
 	const struct stat *st = p->fts_statp;
 	struct pagecache_stat stat;
 
-	if (!w->cfg->count_links && st->st_nlink > 1 &&
-	    !linkset_insert(&w->links, st->st_dev, st->st_ino))
-		return; /* met before: counted there */
+	if (seen_before(w, st))
+		return; /* counted where it was met first */
 
 	int err = probe_path(p->fts_accpath, st, followed(w, p->fts_level), &w->cfg->range,
 			     &stat);
@@ -167,17 +177,25 @@ static void abandon_directory(struct walk *w, const FTSENT *p)
 		agg_leave(&w->agg, p->fts_level);
 }
 
-static void visit(struct walk *w, FTSENT *p)
+/* fts_number marks a directory met before: fts returns it once more, as
+ * FTS_DP, which must then give no row. */
+enum { DIR_SKIPPED = 1 };
+
+static void visit(struct walk *w, FTS *fts, FTSENT *p)
 {
 	const struct agg_sum *sum;
 
 	switch (p->fts_info) {
 	case FTS_D:
+		if (seen_before(w, p->fts_statp)) {
+			p->fts_number = DIR_SKIPPED;
+			fts_set(fts, p, FTS_SKIP);
+		}
 		agg_enter(&w->agg, p->fts_level);
 		break;
 	case FTS_DP:
 		sum = agg_leave(&w->agg, p->fts_level);
-		if (directory_row(w, p->fts_level))
+		if (p->fts_number != DIR_SKIPPED && directory_row(w, p->fts_level))
 			emit(w, p->fts_path, p->fts_pathlen, ROW_DIRECTORY, &sum->stat,
 			     sum->files, 0);
 		break;
@@ -259,6 +277,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 {
 	struct walk w = { .cfg = cfg, .sink = sink };
 	char **roots = usable_operands(&w, operands);
+
+	w.remember_all = cfg->follow == FOLLOW_ALL || (roots[0] && roots[1]);
 	FTS *fts = NULL;
 
 	agg_init(&w.agg, probe_known());
@@ -279,7 +299,7 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 			}
 			break;
 		}
-		visit(&w, p);
+		visit(&w, fts, p);
 	}
 	if (fts)
 		fts_close(fts);
@@ -288,7 +308,7 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	result->errors = w.errors;
 	result->output_failed = w.output_failed;
 	agg_free(&w.agg);
-	free(w.links.slots);
+	free(w.seen.slots);
 	free(w.safe);
 	free(roots);
 }
