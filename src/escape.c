@@ -3,6 +3,7 @@
 
 #include "escape.h"
 
+#include <langinfo.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -203,4 +204,9 @@ size_t esc_terminal(char *dst, size_t cap, const char *s, size_t n, bool utf8)
 	if (cap > 0)
 		dst[out < cap ? out : cap - 1] = '\0';
 	return out;
+}
+
+bool esc_locale_is_utf8(void)
+{
+	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 }

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "options.h"
 #include "probe.h"
 #include "sink.h"
@@ -36,11 +36,6 @@ static void guard_std_fds(void)
 			open("/dev/null", O_RDONLY); /* writes to it fail: EBADF */
 }
 
-static bool locale_is_utf8(void)
-{
-	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
-}
-
 static int run(const struct options *opts)
 {
 	const char *why;
@@ -61,7 +56,7 @@ static int run(const struct options *opts)
 		.counters_in_pages = opts->counters_in_pages,
 		.headings = opts->headings,
 		.total_row = opts->total,
-		.utf8 = locale_is_utf8(),
+		.utf8 = esc_locale_is_utf8(),
 		.page_size = probe_page_size(),
 		.method = probe_method_name(probe_method()),
 		.range = opts->range,

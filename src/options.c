@@ -6,12 +6,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "caps.h"
+#include "escape.h"
+#include "xalloc.h"
 
 enum {
 	OPT_METHOD = UCHAR_MAX + 1,
@@ -110,16 +111,24 @@ static void version(void)
 	printf("capabilities: %s\n", caps_describe());
 }
 
-__attribute__((format(printf, 1, 2)))
-static int usage_error(const char *fmt, ...)
+/* A value from the command line, shown safely: it may hold anything. */
+static void put_shown(const char *value, size_t len)
 {
-	va_list ap;
+	bool utf8 = esc_locale_is_utf8();
+	size_t need = esc_terminal(NULL, 0, value, len, utf8) + 1;
+	char *shown = xrealloc(NULL, need);
 
-	va_start(ap, fmt);
-	fputs("pagestat: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry 'pagestat --help' for more information.\n", stderr);
+	esc_terminal(shown, need, value, len, utf8);
+	fputs(shown, stderr);
+	free(shown);
+}
+
+static int bad_value(const char *option, const char *value, const char *expected)
+{
+	fprintf(stderr, "pagestat: invalid value for %s: '", option);
+	put_shown(value, strlen(value));
+	fprintf(stderr, "' (expected %s)\nTry 'pagestat --help' for more information.\n",
+		expected);
 	return EXIT_USAGE;
 }
 
@@ -179,9 +188,11 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	size_t bad_len;
 	if (columns_parse(list, opts->columns, &opts->ncolumns, opts->format == FORMAT_TABLE,
 			  &bad, &bad_len) != 0) {
-		fprintf(stderr, "pagestat: unknown column '%.*s' in --output '%s'\n"
-			"Try 'pagestat --help' for the list of columns.\n",
-			(int)bad_len, bad, list);
+		fputs("pagestat: unknown column '", stderr);
+		put_shown(bad, bad_len);
+		fputs("' in --output '", stderr);
+		put_shown(list, strlen(list));
+		fputs("'\nTry 'pagestat --help' for the list of columns.\n", stderr);
 		return EXIT_USAGE;
 	}
 	return OPTIONS_RUN;
@@ -215,8 +226,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case 'd':
 			if (!parse_count(optarg, &opts->max_depth))
-				return usage_error("invalid value for %s: '%s' (expected a "
-						   "whole number from 0)", "--max-depth", optarg);
+				return bad_value("--max-depth", optarg, "a whole number from 0");
 			break;
 		case 'H':
 			opts->follow = FOLLOW_ARGS;
@@ -235,14 +245,12 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_METHOD:
 			if (!parse_name(optarg, methods, &value))
-				return usage_error("invalid value for %s: '%s' (expected auto, "
-						   "cachestat or mincore)", "--method", optarg);
+				return bad_value("--method", optarg, "auto, cachestat or mincore");
 			opts->method = (enum probe_method)value;
 			break;
 		case OPT_FORMAT:
 			if (!parse_name(optarg, formats, &value))
-				return usage_error("invalid value for %s: '%s' (expected table, "
-						   "csv, json or ndjson)", "--format", optarg);
+				return bad_value("--format", optarg, "table, csv, json or ndjson");
 			opts->format = (enum output_format)value;
 			break;
 		case 'J':

@@ -28,8 +28,8 @@ struct walk {
 	struct sink *sink;
 	struct agg agg;
 	struct linkset seen;
-	/* As du: when operands may overlap (several of them, or -L), every
-	 * file and directory is remembered, not only hard-linked files. */
+	/* When operands may overlap (several of them, or -L), every file
+	 * and directory is remembered, not only hard-linked files. */
 	bool remember_all;
 	uint64_t errors;
 	bool output_failed;
@@ -254,55 +254,45 @@ static int fts_options(const struct walk_config *cfg)
 	return flags;
 }
 
-/* fts_open refuses the whole list for one empty name: those are
- * reported here and left out. */
-static char **usable_operands(struct walk *w, char *const *operands)
+/* Walks one operand; false when the walk must stop (output failed). */
+static bool walk_operand(struct walk *w, char *operand)
 {
-	size_t n = 0;
-	while (operands[n])
-		n++;
-	char **usable = xcalloc(n + 1, sizeof *usable);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (operands[i][0] == '\0')
-			fail(w, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
-		else
-			usable[k++] = operands[i];
+	/* fts_open refuses an empty name; du reports it in its place */
+	if (operand[0] == '\0') {
+		fail(w, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
+		return !w->output_failed;
 	}
-	return usable;
+	char *roots[] = { operand, NULL };
+	FTS *fts = fts_open(roots, fts_options(w->cfg), NULL);
+	if (!fts) {
+		fail(w, operand, strlen(operand), ROW_UNKNOWN, "cannot walk", errno);
+		return !w->output_failed;
+	}
+	while (!w->output_failed) {
+		errno = 0;
+		FTSENT *p = fts_read(fts);
+		if (!p) {
+			if (errno)
+				fail(w, operand, strlen(operand), ROW_UNKNOWN, "walk stopped in",
+				     errno);
+			break;
+		}
+		visit(w, fts, p);
+	}
+	fts_close(fts);
+	return !w->output_failed;
 }
 
 void walk_run(const struct walk_config *cfg, char *const *operands,
 	      struct sink *sink, struct walk_result *result)
 {
 	struct walk w = { .cfg = cfg, .sink = sink };
-	char **roots = usable_operands(&w, operands);
 
-	w.remember_all = cfg->follow == FOLLOW_ALL || (roots[0] && roots[1]);
-	FTS *fts = NULL;
-
+	/* As du: when operands may overlap (several, or -L), remember all. */
+	w.remember_all = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
 	agg_init(&w.agg, probe_known());
-	if (roots[0] && !w.output_failed) {
-		fts = fts_open(roots, fts_options(cfg), NULL);
-		if (!fts) {
-			fprintf(stderr, "pagestat: cannot start the walk: %s\n", strerror(errno));
-			w.errors++;
-		}
-	}
-	while (fts && !w.output_failed) {
-		errno = 0;
-		FTSENT *p = fts_read(fts);
-		if (!p) {
-			if (errno) {
-				fprintf(stderr, "pagestat: walk stopped: %s\n", strerror(errno));
-				w.errors++;
-			}
-			break;
-		}
-		visit(&w, fts, p);
-	}
-	if (fts)
-		fts_close(fts);
+	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
+		;
 
 	result->total = *agg_total(&w.agg);
 	result->errors = w.errors;
@@ -310,5 +300,4 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_free(&w.agg);
 	free(w.seen.slots);
 	free(w.safe);
-	free(roots);
 }

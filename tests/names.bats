@@ -240,7 +240,6 @@ with open(sys.argv[1], newline="", encoding="utf-8", errors="surrogateescape") a
 }
 
 @test "stderr: a bad option value with control bytes is escaped in the usage message" {
-	skip "BUG: usage errors print the option's value raw (ESC, newline reach the terminal)"
 	run -2 --separate-stderr pagestat -d $'\e[31m1' .
 	[[ $stderr != *$'\e'* ]] || fail "raw ESC in: $stderr"
 	assert_stderr_has '\x1b[31m1'
