@@ -1,0 +1,563 @@
+#!/usr/bin/env bats
+# The walk: which rows exist and what each directory row totals; hard
+# links; symbolic links and cycles; FIFOs, sockets and devices; directories
+# and files the user may not inspect; -x; block devices.
+
+load test_helper
+
+NOBODY=65534
+
+setup() {
+	require_disk_tmpdir
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# Whatever a test made outside $BATS_TEST_TMPDIR, or that would stop bats
+# from removing it, goes here, also when the test failed half-way.
+teardown() {
+	if [[ -n ${FIFO_WRITER-} ]]; then
+		kill "$FIFO_WRITER" 2>/dev/null || true
+		wait "$FIFO_WRITER" 2>/dev/null || true
+	fi
+	if [[ -n ${LOOP_FD-} ]]; then
+		exec {LOOP_FD}<&-
+	fi
+	if [[ -n ${LOOP_DEV-} ]]; then
+		losetup -d "$LOOP_DEV" || true
+	fi
+	if [[ -n ${MOUNTED-} ]] && mountpoint -q "$MOUNTED"; then
+		umount "$MOUNTED" || umount -l "$MOUNTED" || true
+	fi
+	if [[ -n ${NOBODY_DIR-} && $NOBODY_DIR == /var/tmp/pagestat-test.* ]]; then
+		rm -rf -- "$NOBODY_DIR"
+	fi
+}
+
+# ---- helpers -------------------------------------------------------------
+
+# bats-assert 2.1 has no assert_stderr: $stderr must hold every argument.
+assert_stderr_has() {
+	local want
+	for want; do
+		[[ $stderr == *"$want"* ]] ||
+			fail "stderr lacks '$want'"$'\n'"stderr: $stderr"
+	done
+}
+
+# The paths of the rows of the JSON document in $output, in order.
+row_paths() {
+	jq -r '[.rows[].path] | join(" ")' <<<"$output"
+}
+
+# Exactly one row has PATH, and each KEY of it is VALUE.
+# usage: assert_row PATH KEY=VALUE...
+assert_row() {
+	local path=$1 kv key got n
+	shift
+	n=$(jq --arg p "$path" '[.rows[] | select(.path == $p)] | length' <<<"$output")
+	assert_equal "rows with path $path: $n" "rows with path $path: 1"
+	for kv; do
+		key=${kv%%=*}
+		got=$(jq -r --arg p "$path" --arg k "$key" \
+			'.rows[] | select(.path == $p) | .[$k]' <<<"$output")
+		assert_equal "$path: $key=$got" "$path: $kv"
+	done
+}
+
+# No row has PATH.
+refute_row() {
+	local n
+	n=$(jq --arg p "$1" '[.rows[] | select(.path == $p)] | length' <<<"$output")
+	assert_equal "rows with path $1: $n" "rows with path $1: 0"
+}
+
+# Each KEY of the total is VALUE.
+assert_total() {
+	local kv got
+	for kv; do
+		got=$(jq -r --arg k "${kv%%=*}" '.total[$k]' <<<"$output")
+		assert_equal "total: ${kv%%=*}=$got" "total: $kv"
+	done
+}
+
+# The row of path A comes before the row of path B.
+assert_before() {
+	local order
+	order=$(jq --arg a "$1" --arg b "$2" \
+		'[.rows[].path] | (index($a) // -1) < (index($b) // -1) and index($a) != null' \
+		<<<"$output")
+	[[ $order == true ]] || fail "row '$1' is not before row '$2': $(row_paths)"
+}
+
+# top/a            3 pages, all cached
+# top/sub/b        7 pages, pages 2 and 3 cached
+# top/sub/deep/c   4 pages, cached and dirty
+make_tree() {
+	mkdir -p top/sub/deep
+	make_cached top/a 3
+	make_partial top/sub/b 7 2 2
+	make_dirty top/sub/deep/c 4
+}
+
+as_nobody() {
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"
+}
+
+# A directory nobody can reach ($BATS_TEST_TMPDIR is 0700 root) holding
+# a copy of pagestat nobody may execute; the test works in it.
+enter_nobody_dir() {
+	require_root "only root can run pagestat as another user"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+	NOBODY_DIR=$(mktemp -d /var/tmp/pagestat-test.XXXXXX)
+	chmod 755 "$NOBODY_DIR"
+	cp "$PAGESTAT" "$NOBODY_DIR/pagestat"
+	chmod 755 "$NOBODY_DIR/pagestat"
+	cd "$NOBODY_DIR"
+	run as_nobody ./pagestat --help
+	[[ $status -ne 126 ]] || skip "nobody cannot execute files in /var/tmp (noexec?)"
+}
+
+# A writer blocked opening FIFO for writing; it creates MARK as soon as
+# any reader opens the FIFO, so MARK tells whether someone opened it.
+start_fifo_writer() {
+	local fifo=$1 mark=$2 i
+	(exec 4>"$fifo" && : >"$mark") 3>&- >/dev/null 2>&1 &
+	FIFO_WRITER=$!
+	for ((i = 0; i < 200; i++)); do
+		[[ $(cat "/proc/$FIFO_WRITER/wchan" 2>/dev/null) == wait_for_partner ]] && return 0
+		sleep 0.05
+	done
+	skip "cannot tell when the FIFO writer blocks (/proc/PID/wchan)"
+}
+
+# MARK must not exist: nobody opened the FIFO.  Then open it ourselves
+# and see MARK appear, which proves the check could have failed.
+assert_fifo_untouched() {
+	local fifo=$1 mark=$2 i reader
+	sleep 0.2
+	assert_file_not_exists "$mark"
+	exec {reader}<>"$fifo"
+	for ((i = 0; i < 100; i++)); do
+		[[ -e $mark ]] && break
+		sleep 0.05
+	done
+	exec {reader}<&-
+	assert_file_exists "$mark"
+}
+
+# A loop device over a file of 64 pages, kept open (the kernel drops a
+# block device's cache at its last close) with pages 5..7 cached.
+make_loop_device() {
+	require_root "losetup needs root"
+	command -v losetup >/dev/null || skip "losetup (util-linux) is not installed"
+	pcarrange write img $((64 * PAGE))
+	LOOP_DEV=$(losetup -f --show img 2>/dev/null) || {
+		LOOP_DEV=
+		skip "losetup -f --show failed: no loop device available here"
+	}
+	# udev may still be probing the new device: let it finish first
+	if command -v udevadm >/dev/null; then
+		udevadm settle --timeout=5 2>/dev/null || true
+	fi
+	exec {LOOP_FD}<"$LOOP_DEV"
+	pcarrange drop "$LOOP_DEV"
+	pcarrange cache "$LOOP_DEV" 5 3
+}
+
+# ---- rows and totals -----------------------------------------------------
+
+@test "an operand's row totals every regular file below it" {
+	make_tree
+	run -0 --separate-stderr pagestat -J top
+	assert_equal "$(row_paths)" "top"
+	assert_row top type=directory files=3 size=$((14 * PAGE)) pages=14 \
+		cached=9 cached_bytes=$((9 * PAGE)) dirty=4 dirty_bytes=$((4 * PAGE))
+	assert_total files=3 size=$((14 * PAGE)) pages=14 cached=9 dirty=4
+	assert_equal "$(json_field .errors)" 0
+}
+
+@test "-d 2: a row for every directory down to depth 2, subdirectories first" {
+	make_tree
+	run -0 --separate-stderr pagestat -J -d 2 top
+	assert_equal "$(row_paths)" "top/sub/deep top/sub top"
+	assert_row top/sub/deep type=directory files=1 size=$((4 * PAGE)) pages=4 cached=4 dirty=4
+	assert_row top/sub type=directory files=2 size=$((11 * PAGE)) pages=11 cached=6 dirty=4
+	assert_row top type=directory files=3 size=$((14 * PAGE)) pages=14 cached=9 dirty=4
+	assert_total files=3 cached=9
+}
+
+@test "-d 1 stops at depth 1 and -d 0 shows the operand only, with the same totals" {
+	make_tree
+	run -0 --separate-stderr pagestat -J -d 1 top
+	assert_equal "$(row_paths)" "top/sub top"
+	assert_row top/sub files=2 size=$((11 * PAGE)) cached=6 dirty=4
+	assert_row top files=3 size=$((14 * PAGE)) cached=9 dirty=4
+
+	run -0 --separate-stderr pagestat -J -d 0 top
+	assert_equal "$(row_paths)" "top"
+	assert_row top files=3 cached=9
+}
+
+@test "-d rows in the table: subdirectory rows before their parent" {
+	make_tree
+	run -0 --separate-stderr pagestat -n -p -o files,cached,path -d 2 top
+	assert_equal "${#lines[@]}" 3
+	assert_line -n 0 --regexp '^ *1 +4 +top/sub/deep$'
+	assert_line -n 1 --regexp '^ *2 +6 +top/sub$'
+	assert_line -n 2 --regexp '^ *3 +9 +top$'
+}
+
+@test "-a: a row for every file, no rows for subdirectories, files before the operand" {
+	make_tree
+	run -0 --separate-stderr pagestat -J -a top
+	assert_equal "$(jq '.rows | length' <<<"$output")" 4
+	assert_row top/a type=file files=1 size=$((3 * PAGE)) pages=3 cached=3 dirty=0
+	assert_row top/sub/b type=file files=1 size=$((7 * PAGE)) pages=7 cached=2 dirty=0
+	assert_row top/sub/deep/c type=file files=1 size=$((4 * PAGE)) pages=4 cached=4 dirty=4
+	refute_row top/sub
+	refute_row top/sub/deep
+	assert_equal "$(jq -r '.rows[-1].path' <<<"$output")" top
+	assert_row top files=3 cached=9
+}
+
+@test "-a -d 3: every file and directory, each before its directory (post-order)" {
+	make_tree
+	run -0 --separate-stderr pagestat -J -a -d 3 top
+	assert_equal "$(jq '.rows | length' <<<"$output")" 6
+	assert_before top/sub/deep/c top/sub/deep
+	assert_before top/sub/deep top/sub
+	assert_before top/sub/b top/sub
+	assert_before top/sub top
+	assert_before top/a top
+	assert_row top/sub/deep files=1 cached=4
+	assert_row top/sub files=2 cached=6
+	assert_row top files=3 cached=9
+}
+
+@test "-a -d 2: top/sub/deep/c (depth 3) gets no row but is in the totals" {
+	make_tree
+	run -0 --separate-stderr pagestat -J -a -d 2 top
+	assert_equal "$(jq '.rows | length' <<<"$output")" 5
+	refute_row top/sub/deep/c
+	assert_row top/sub/deep files=1 cached=4 dirty=4
+	assert_row top/sub/b cached=2
+	assert_row top files=3 cached=9
+}
+
+@test "-a -d 1: files only down to depth 1, totals still whole" {
+	make_tree
+	run -0 --separate-stderr pagestat -J -a -d 1 top
+	assert_equal "$(jq '.rows | length' <<<"$output")" 3
+	assert_row top/a type=file cached=3
+	assert_row top/sub type=directory files=2 cached=6 dirty=4
+	assert_row top files=3 cached=9 dirty=4
+	refute_row top/sub/b
+	refute_row top/sub/deep/c
+	refute_row top/sub/deep
+}
+
+@test "several operands: one row each, in the order given, not sorted" {
+	mkdir zulu alpha
+	make_cached zulu/z 2
+	make_partial alpha/x 5 0 1
+	make_cached mid 3
+	run -0 --separate-stderr pagestat -J zulu mid alpha
+	assert_equal "$(row_paths)" "zulu mid alpha"
+	assert_row zulu type=directory files=1 cached=2
+	assert_row mid type=file files=1 cached=3
+	assert_row alpha type=directory files=1 pages=5 cached=1
+	assert_total files=3 pages=10 cached=6
+
+	run -0 --separate-stderr pagestat -J alpha zulu
+	assert_equal "$(row_paths)" "alpha zulu"
+}
+
+# ---- hard links ------------------------------------------------------------
+
+@test "hard links in one tree: the inode counts once and gets one row" {
+	mkdir hl
+	make_cached hl/x 5
+	ln hl/x hl/y
+	make_dropped hl/z 2
+	run -0 --separate-stderr pagestat -J hl
+	assert_row hl files=2 pages=7 cached=5
+
+	run -0 --separate-stderr pagestat -J -a hl
+	assert_equal "$(jq '[.rows[] | select(.path == "hl/x" or .path == "hl/y")] | length' <<<"$output")" 1
+	assert_row hl/z cached=0
+	assert_row hl files=2 cached=5
+	assert_equal "$(jq '.rows | length' <<<"$output")" 3
+}
+
+@test "hard links across two operands count once, in the first" {
+	mkdir one two
+	make_cached one/x 5
+	ln one/x two/y
+	run -0 --separate-stderr pagestat -J one two
+	assert_row one files=1 cached=5
+	assert_row two files=0 cached=0
+	assert_total files=1 pages=5 cached=5
+}
+
+@test "-l counts a hard-linked inode each time it is met" {
+	mkdir hl two
+	make_cached hl/x 5
+	ln hl/x hl/y
+	ln hl/x two/w
+	run -0 --separate-stderr pagestat -J -l -a hl two
+	assert_row hl/x cached=5
+	assert_row hl/y cached=5
+	assert_row two/w cached=5
+	assert_row hl files=2 cached=10
+	assert_row two files=1 cached=5
+	assert_total files=3 cached=15
+}
+
+@test "overlapping operands: each file counts once per run, met again it gets no row (as du)" {
+	mkdir -p top/sub
+	make_cached top/f 3
+	make_partial top/sub/g 4 0 1
+	run -0 --separate-stderr pagestat -J top/f top/f
+	assert_equal "$(row_paths)" "top/f"
+	assert_total files=1 pages=3 cached=3
+
+	run -0 --separate-stderr pagestat -J top top/f top/sub
+	assert_equal "$(row_paths)" "top"
+	assert_row top files=2 pages=7 cached=4
+	assert_total files=2 pages=7 cached=4
+
+	run -0 --separate-stderr pagestat -J top/sub top
+	assert_equal "$(row_paths)" "top/sub top"
+	assert_row top/sub files=1 cached=1
+	assert_row top files=1 pages=3 cached=3
+	assert_total files=2 pages=7 cached=4
+
+	run -0 --separate-stderr pagestat -J -l top/f top/f
+	assert_total files=2 cached=6
+}
+
+# ---- symbolic links --------------------------------------------------------
+
+# tree/own          2 pages cached
+# tree/flink  ->    outside/t, 6 pages cached
+# tree/dlink  ->    elsewhere/, holding u: 1 page cached
+# link        ->    tree
+# filelink    ->    outside/t
+make_links() {
+	mkdir tree outside elsewhere
+	make_cached tree/own 2
+	make_cached outside/t 6
+	make_cached elsewhere/u 1
+	ln -s ../outside/t tree/flink
+	ln -s ../elsewhere tree/dlink
+	ln -s tree link
+	ln -s outside/t filelink
+}
+
+@test "-P (default): a symbolic link inside a tree is not followed" {
+	make_links
+	for opt in "" -P; do
+		run -0 --separate-stderr pagestat -J $opt -a tree
+		assert_equal "$(row_paths)" "tree/own tree"
+		assert_row tree files=1 pages=2 cached=2
+		assert_equal "$stderr" ""
+	done
+}
+
+@test "-P: a symbolic link operand is not followed: said on stderr, no row, exit 0" {
+	make_links
+	run -0 --separate-stderr pagestat -J link filelink
+	assert_equal "$(jq '.rows | length' <<<"$output")" 0
+	assert_total files=0 cached=0
+	assert_stderr_has "'link' is a symbolic link: not followed" \
+		"'filelink' is a symbolic link: not followed"
+
+	run -0 --separate-stderr pagestat -n link
+	assert_output ""
+}
+
+@test "-H follows a link operand but not the links inside" {
+	make_links
+	run -0 --separate-stderr pagestat -J -H -a link
+	assert_equal "$(row_paths)" "link/own link"
+	assert_row link type=directory files=1 cached=2
+	assert_equal "$stderr" ""
+
+	run -0 --separate-stderr pagestat -J -H filelink
+	assert_row filelink type=file files=1 pages=6 cached=6
+}
+
+@test "-L follows every link, operands and inside" {
+	make_links
+	run -0 --separate-stderr pagestat -J -L -a link
+	assert_row link/own cached=2
+	assert_row link/flink type=file pages=6 cached=6
+	assert_row link/dlink/u type=file pages=1 cached=1
+	assert_row link type=directory files=3 pages=9 cached=9
+	assert_equal "$stderr" ""
+}
+
+@test "-L: a file reached by its name and through a link counts once (as du -L)" {
+	mkdir tree
+	make_cached tree/real 4
+	ln -s real tree/alias
+	run -0 --separate-stderr pagestat -J -L -a tree
+	assert_equal "$(jq '[.rows[] | select(.path == "tree/real" or .path == "tree/alias")] | length' <<<"$output")" 1
+	assert_row tree files=1 pages=4 cached=4
+}
+
+@test "-L: a directory link to its ancestor is reported, not followed: no hang, exit 1" {
+	mkdir -p loop/a
+	make_cached loop/a/f 2
+	ln -s .. loop/a/up
+	run -1 --separate-stderr timeout 10 "$PAGESTAT" -J -L loop
+	assert_stderr_has "loop/a/up" "cycle"
+	assert_row loop/a/up type=directory errno=null
+	[[ $(jq -r '.rows[] | select(.path == "loop/a/up") | .error' <<<"$output") == *cycle* ]] ||
+		fail "the error row for loop/a/up does not name the cycle: $output"
+	assert_row loop files=1 cached=2
+	assert_equal "$(json_field .errors)" 1
+}
+
+# ---- FIFOs, sockets, devices ---------------------------------------------
+
+@test "a FIFO inside a tree is neither opened nor counted; the walk does not block" {
+	mkdir dir
+	make_cached dir/regular 3
+	mkfifo dir/pipe
+	start_fifo_writer dir/pipe opened
+	run -0 --separate-stderr timeout 10 "$PAGESTAT" -J -a dir
+	assert_equal "$(row_paths)" "dir/regular dir"
+	assert_row dir files=1 cached=3
+	assert_equal "$stderr" ""
+	assert_fifo_untouched dir/pipe opened
+}
+
+@test "a FIFO named on the command line: not a regular file, exit 1, never opened" {
+	mkfifo pipe
+	start_fifo_writer pipe opened
+	run -1 --separate-stderr timeout 10 "$PAGESTAT" -J pipe
+	assert_stderr_has "'pipe'" "not a regular file"
+	assert_row pipe error="not a regular file" errno=null
+	assert_total files=0
+	assert_equal "$(json_field .errors)" 1
+	assert_fifo_untouched pipe opened
+}
+
+@test "a unix socket inside a tree is skipped; named on the command line it is refused" {
+	mkdir dir
+	make_cached dir/regular 2
+	(cd dir && "$PYTHON3" -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock")')
+	[[ -S dir/sock ]] || fail "no socket made"
+	run -0 --separate-stderr pagestat -J -a dir
+	assert_equal "$(row_paths)" "dir/regular dir"
+	assert_row dir files=1 cached=2
+	assert_equal "$stderr" ""
+
+	run -1 --separate-stderr pagestat -J dir/sock
+	assert_stderr_has "'dir/sock'" "not a regular file"
+	assert_row dir/sock errno=null
+}
+
+@test "a character device operand (/dev/null): not a regular file, exit 1" {
+	run -1 --separate-stderr pagestat -J /dev/null
+	assert_stderr_has "'/dev/null'" "not a regular file"
+	assert_row /dev/null error="not a regular file"
+	assert_total files=0
+}
+
+@test "a character device inside a tree is skipped" {
+	require_root "mknod needs CAP_MKNOD"
+	mkdir dir
+	make_cached dir/regular 2
+	mknod dir/null c 1 3 || skip "mknod is not allowed here"
+	run -0 --separate-stderr pagestat -J -a dir
+	assert_equal "$(row_paths)" "dir/regular dir"
+	assert_row dir files=1 cached=2
+	assert_equal "$stderr" ""
+}
+
+@test "a block device operand shows its buffer cache (type blockdev)" {
+	make_loop_device
+	run -0 --separate-stderr pagestat -J "$LOOP_DEV"
+	assert_row "$LOOP_DEV" type=blockdev files=1 size=$((64 * PAGE)) pages=64 cached=3
+	assert_total files=1 cached=3
+}
+
+@test "a block device found inside a walked directory is skipped" {
+	make_loop_device
+	mkdir dir
+	make_cached dir/regular 2
+	mknod dir/blk b "$((0x$(stat -c %t "$LOOP_DEV")))" "$((0x$(stat -c %T "$LOOP_DEV")))" ||
+		skip "mknod is not allowed here"
+	# named, the node shows the device's 3 cached pages ...
+	run -0 --separate-stderr pagestat -J dir/blk
+	assert_row dir/blk type=blockdev cached=3
+	# ... found by the walk, it is left alone
+	run -0 --separate-stderr pagestat -J -a dir
+	assert_equal "$(row_paths)" "dir/regular dir"
+	assert_row dir files=1 pages=2 cached=2
+	assert_equal "$stderr" ""
+}
+
+# ---- -x ------------------------------------------------------------------
+
+@test "-x does not descend into another file system" {
+	require_root "mounting a tmpfs needs root"
+	mkdir -p top/mnt
+	make_cached top/own 2
+	mount -t tmpfs -o size=4m tmpfs top/mnt 2>/dev/null || skip "cannot mount a tmpfs here"
+	MOUNTED=$PWD/top/mnt
+	pcarrange write top/mnt/inside $((3 * PAGE))
+	run -0 --separate-stderr pagestat -J -a top
+	assert_row top/mnt/inside cached=3
+	assert_row top files=2 pages=5 cached=5
+
+	run -0 --separate-stderr pagestat -J -a -x top
+	assert_equal "$(row_paths)" "top/own top"
+	assert_row top files=1 pages=2 cached=2
+
+	# an operand on the other file system is inspected, -x or not
+	run -0 --separate-stderr pagestat -J -x top/mnt
+	assert_row top/mnt files=1 cached=3
+}
+
+# ---- permissions (as nobody) ---------------------------------------------
+
+@test "an unreadable directory is reported; the rest of the tree is counted; exit 1" {
+	enter_nobody_dir
+	mkdir -p t/ok t/locked
+	make_cached t/ok/f 3
+	make_partial t/h 5 1 1
+	make_cached t/locked/hidden 7
+	chown -R $NOBODY:$NOBODY t
+	chmod 000 t/locked
+	run -1 --separate-stderr as_nobody ./pagestat -J -d 1 t
+	assert_stderr_has "'t/locked'" "Permission denied"
+	assert_row t/locked type=directory errno=EACCES
+	assert_row t/ok files=1 cached=3
+	assert_row t files=2 pages=8 cached=4
+	assert_total files=2 pages=8 cached=4
+	assert_equal "$(json_field .errors)" 1
+
+	run -1 --separate-stderr as_nobody ./pagestat -n -p -o files,cached,path t
+	assert_output --regexp '^ *2 +4 +t$'
+	assert_stderr_has "'t/locked'"
+}
+
+@test "a root-owned file as nobody: EPERM per file, the remedy said once, no made-up figures" {
+	enter_nobody_dir
+	make_dropped rootfile1 4
+	make_dropped rootfile2 2
+	make_cached mine 3
+	chown $NOBODY:$NOBODY mine
+	run -1 --separate-stderr as_nobody ./pagestat -J rootfile1 mine rootfile2
+	assert_row rootfile1 errno=EPERM cached=null files=null
+	assert_row rootfile2 errno=EPERM cached=null
+	assert_row mine files=1 cached=3
+	assert_total files=1 pages=3 cached=3
+	assert_equal "$(json_field .errors)" 2
+	assert_stderr_has "'rootfile1': Operation not permitted" "'rootfile2': Operation not permitted"
+	assert_equal "$(grep -c CAP_FOWNER <<<"$stderr")" 1
+	assert_equal "$(grep -c setcap <<<"$stderr")" 1
+}
