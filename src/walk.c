@@ -4,6 +4,7 @@
 #include "walk.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fts.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,11 @@ struct walk {
 	struct sink *sink;
 	struct agg agg;
 	struct linkset seen;
-	/* When operands may overlap (several of them, or -L), every file
-	 * and directory is remembered, not only hard-linked files. */
-	bool remember_all;
+	/* Paths may overlap when there are several operands ("db db/wal")
+	 * or with -L: then directories and the operands that are files are
+	 * remembered too (with -L every file), not only hard-linked files. */
+	bool overlap;
+	struct linkset operand_files;
 	uint64_t errors;
 	bool output_failed;
 	char *safe; /* a terminal-safe copy of a path, for messages */
@@ -53,6 +56,18 @@ static void linkset_put(struct linkset *set, dev_t dev, ino_t ino)
 	set->count++;
 }
 
+static bool linkset_contains(const struct linkset *set, dev_t dev, ino_t ino)
+{
+	if (set->cap == 0)
+		return false;
+	size_t mask = set->cap - 1;
+	for (size_t i = linkset_hash(dev, ino) & mask; set->slots[i].ino != 0;
+	     i = (i + 1) & mask)
+		if (set->slots[i].dev == dev && set->slots[i].ino == ino)
+			return true;
+	return false;
+}
+
 /* True when (dev, ino) was not in the set (it is now).  Inode 0 marks an
  * empty slot; a file system that uses it simply gets no deduplication. */
 static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
@@ -68,11 +83,8 @@ static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
 		free(set->slots);
 		*set = bigger;
 	}
-	size_t mask = set->cap - 1;
-	for (size_t i = linkset_hash(dev, ino) & mask; set->slots[i].ino != 0;
-	     i = (i + 1) & mask)
-		if (set->slots[i].dev == dev && set->slots[i].ino == ino)
-			return false;
+	if (linkset_contains(set, dev, ino))
+		return false;
 	linkset_put(set, dev, ino);
 	return true;
 }
@@ -143,12 +155,22 @@ static bool followed(const struct walk *w, long level)
 	return w->cfg->follow == FOLLOW_ALL || (w->cfg->follow == FOLLOW_ARGS && level == 0);
 }
 
+/* Can another path lead to this file or directory?  Only those are
+ * remembered, so that memory grows with them, not with every file. */
+static bool may_meet_again(const struct walk *w, const struct stat *st)
+{
+	if (S_ISDIR(st->st_mode))
+		return w->overlap;
+	if (st->st_nlink > 1 || w->cfg->follow == FOLLOW_ALL)
+		return true;
+	return w->overlap && linkset_contains(&w->operand_files, st->st_dev, st->st_ino);
+}
+
 /* True when this file or directory was counted before in this run. */
 static bool seen_before(struct walk *w, const struct stat *st)
 {
-	if (w->cfg->count_links || (!w->remember_all && (S_ISDIR(st->st_mode) || st->st_nlink < 2)))
-		return false;
-	return !linkset_insert(&w->seen, st->st_dev, st->st_ino);
+	return !w->cfg->count_links && may_meet_again(w, st) &&
+	       !linkset_insert(&w->seen, st->st_dev, st->st_ino);
 }
 
 static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
@@ -254,6 +276,18 @@ static int fts_options(const struct walk_config *cfg)
 	return flags;
 }
 
+/* An operand that is a file can also be met inside another operand. */
+static void note_operand_files(struct walk *w, char *const *operands)
+{
+	struct stat st;
+
+	for (size_t i = 0; operands[i]; i++) {
+		int flags = w->cfg->follow == FOLLOW_NONE ? AT_SYMLINK_NOFOLLOW : 0;
+		if (fstatat(AT_FDCWD, operands[i], &st, flags) == 0 && !S_ISDIR(st.st_mode))
+			linkset_insert(&w->operand_files, st.st_dev, st.st_ino);
+	}
+}
+
 /* Walks one operand; false when the walk must stop (output failed). */
 static bool walk_operand(struct walk *w, char *operand)
 {
@@ -288,8 +322,9 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 {
 	struct walk w = { .cfg = cfg, .sink = sink };
 
-	/* As du: when operands may overlap (several, or -L), remember all. */
-	w.remember_all = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
+	w.overlap = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
+	if (w.overlap)
+		note_operand_files(&w, operands);
 	agg_init(&w.agg, probe_known());
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
@@ -299,5 +334,6 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	result->output_failed = w.output_failed;
 	agg_free(&w.agg);
 	free(w.seen.slots);
+	free(w.operand_files.slots);
 	free(w.safe);
 }
