@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@ struct linkset {
 	size_t count;
 };
 
+/* Refusals (EPERM) named one by one on stderr before they are only counted. */
+#define REFUSALS_NAMED 10
+
 struct walk {
 	const struct walk_config *cfg;
 	struct sink *sink;
@@ -35,6 +39,7 @@ struct walk {
 	bool overlap;
 	struct linkset operand_files;
 	uint64_t errors;
+	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
 	char *safe; /* a terminal-safe copy of a path, for messages */
 	size_t safe_cap;
@@ -121,7 +126,10 @@ static void fail(struct walk *w, const char *path, size_t path_len, enum row_typ
 		 const char *what, int err)
 {
 	w->errors++;
-	if (!w->cfg->quiet) {
+	/* Without privileges a whole tree can be refused: name the first
+	 * few, explain once, and count the rest (JSON lists every one). */
+	bool told = err != PROBE_EREFUSED || w->refused++ < REFUSALS_NAMED;
+	if (!w->cfg->quiet && told) {
 		fprintf(stderr, "pagestat: %s '%s': %s\n", what,
 			safe_path(w, path, path_len), probe_strerror(err));
 		if (err == PROBE_EREFUSED)
@@ -328,6 +336,10 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_init(&w.agg, probe_known());
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
+
+	if (w.refused > REFUSALS_NAMED && !cfg->quiet)
+		fprintf(stderr, "pagestat: %" PRIu64 " more files refused (Operation not permitted) "
+			"are left out of the figures; JSON lists each\n", w.refused - REFUSALS_NAMED);
 
 	result->total = *agg_total(&w.agg);
 	result->errors = w.errors;

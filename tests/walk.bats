@@ -561,3 +561,21 @@ make_links() {
 	assert_equal "$(grep -c CAP_FOWNER <<<"$stderr")" 1
 	assert_equal "$(grep -c setcap <<<"$stderr")" 1
 }
+
+@test "a tree refused as nobody: the first 10 named, the rest counted, JSON lists each" {
+	enter_nobody_dir
+	mkdir t
+	for i in $(seq 1 13); do make_dropped "t/root$i" 1; done
+	make_cached t/mine 2
+	chown $NOBODY:$NOBODY t/mine
+	run -1 --separate-stderr as_nobody ./pagestat -n -p -o files,cached,path t
+	assert_output --regexp '^ *1 +2 +t$'
+	assert_equal "$(grep -c "Operation not permitted$" <<<"$stderr")" 10
+	assert_equal "$(grep -c CAP_FOWNER <<<"$stderr")" 1
+	assert_stderr_has "3 more files refused"
+	run -1 --separate-stderr as_nobody ./pagestat -J t
+	assert_equal "$(json_field '[.rows[] | select(.errno == "EPERM")] | length')" 13
+	assert_equal "$(json_field .errors)" 13
+	run -1 --separate-stderr as_nobody ./pagestat -q t
+	assert_equal "$stderr" ""
+}
