@@ -338,8 +338,9 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 		;
 
 	if (w.refused > REFUSALS_NAMED && !cfg->quiet)
-		fprintf(stderr, "pagestat: %" PRIu64 " more files refused (Operation not permitted) "
-			"are left out of the figures; JSON lists each\n", w.refused - REFUSALS_NAMED);
+		fprintf(stderr, "pagestat: %" PRIu64 " more file%s refused (Operation not "
+			"permitted) left out of the figures; JSON lists each\n",
+			w.refused - REFUSALS_NAMED, w.refused - REFUSALS_NAMED > 1 ? "s" : "");
 
 	result->total = *agg_total(&w.agg);
 	result->errors = w.errors;
