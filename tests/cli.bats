@@ -9,15 +9,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# bats-assert 2.1 has no assert_stderr: $stderr must hold every argument.
-assert_stderr_has() {
-	local want
-	for want; do
-		[[ $stderr == *"$want"* ]] ||
-			fail "stderr lacks '$want'"$'\n'"stderr: $stderr"
-	done
-}
-
 # A usage error: status 2, nothing on stdout (nothing half-done), a
 # message on stderr from pagestat holding each WANT.
 # usage: refused WANT... -- ARG...

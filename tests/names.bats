@@ -41,15 +41,6 @@ make_hostile_dir() {
 	done
 }
 
-# bats-assert 2.1 has no assert_stderr: $stderr must hold every argument.
-assert_stderr_has() {
-	local want
-	for want; do
-		[[ $stderr == *"$want"* ]] ||
-			fail "stderr lacks '$want'"$'\n'"stderr: $stderr"
-	done
-}
-
 # Compares the exact bytes of the paths in OUTPUT (FORMAT csv or json,
 # written by pagestat -a on DIR) with what is on disk: DIR itself and
 # every entry in it.  Prints the differences, nothing when all match.

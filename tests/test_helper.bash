@@ -59,3 +59,67 @@ make_partial() {
 json_field() {
 	jq -r "$1" <<<"$output"
 }
+
+# bats-assert 2.1 has no assert_stderr: $stderr must hold every argument.
+assert_stderr_has() {
+	local want
+	for want; do
+		[[ $stderr == *"$want"* ]] ||
+			fail "stderr lacks '$want'"$'\n'"stderr: $stderr"
+	done
+}
+
+# In the JSON document in $output, exactly one row has PATH, and each KEY
+# of it is VALUE.
+# usage: assert_row PATH KEY=VALUE...
+assert_row() {
+	local path=$1 kv key got n
+	shift
+	n=$(jq --arg p "$path" '[.rows[] | select(.path == $p)] | length' <<<"$output")
+	assert_equal "rows with path $path: $n" "rows with path $path: 1"
+	for kv; do
+		key=${kv%%=*}
+		got=$(jq -r --arg p "$path" --arg k "$key" \
+			'.rows[] | select(.path == $p) | .[$k]' <<<"$output")
+		assert_equal "$path: $key=$got" "$path: $kv"
+	done
+}
+
+# Each KEY of the total of the JSON document in $output is VALUE.
+assert_total() {
+	local kv got
+	for kv; do
+		got=$(jq -r --arg k "${kv%%=*}" '.total[$k]' <<<"$output")
+		assert_equal "total: ${kv%%=*}=$got" "total: $kv"
+	done
+}
+
+# ---- running as an unprivileged user ------------------------------------
+
+NOBODY=65534
+
+as_nobody() {
+	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"
+}
+
+# A directory nobody can reach ($BATS_TEST_TMPDIR is 0700 root) holding
+# a copy of pagestat nobody may execute; the test works in it.  The
+# suite's teardown calls leave_nobody_dir.
+enter_nobody_dir() {
+	require_root "only root can run pagestat as another user"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
+	NOBODY_DIR=$(mktemp -d /var/tmp/pagestat-test.XXXXXX)
+	chmod 755 "$NOBODY_DIR"
+	cp "$PAGESTAT" "$NOBODY_DIR/pagestat"
+	chmod 755 "$NOBODY_DIR/pagestat"
+	cd "$NOBODY_DIR"
+	run as_nobody ./pagestat --help
+	[[ $status -ne 126 ]] || skip "nobody cannot execute files in /var/tmp (noexec?)"
+}
+
+leave_nobody_dir() {
+	if [[ -n ${NOBODY_DIR-} && $NOBODY_DIR == /var/tmp/pagestat-test.* ]]; then
+		cd /
+		rm -rf -- "$NOBODY_DIR"
+	fi
+}

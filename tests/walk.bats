@@ -5,8 +5,6 @@
 
 load test_helper
 
-NOBODY=65534
-
 setup() {
 	require_disk_tmpdir
 	cd "$BATS_TEST_TMPDIR"
@@ -28,40 +26,14 @@ teardown() {
 	if [[ -n ${MOUNTED-} ]] && mountpoint -q "$MOUNTED"; then
 		umount "$MOUNTED" || umount -l "$MOUNTED" || true
 	fi
-	if [[ -n ${NOBODY_DIR-} && $NOBODY_DIR == /var/tmp/pagestat-test.* ]]; then
-		rm -rf -- "$NOBODY_DIR"
-	fi
+	leave_nobody_dir
 }
 
 # ---- helpers -------------------------------------------------------------
 
-# bats-assert 2.1 has no assert_stderr: $stderr must hold every argument.
-assert_stderr_has() {
-	local want
-	for want; do
-		[[ $stderr == *"$want"* ]] ||
-			fail "stderr lacks '$want'"$'\n'"stderr: $stderr"
-	done
-}
-
 # The paths of the rows of the JSON document in $output, in order.
 row_paths() {
 	jq -r '[.rows[].path] | join(" ")' <<<"$output"
-}
-
-# Exactly one row has PATH, and each KEY of it is VALUE.
-# usage: assert_row PATH KEY=VALUE...
-assert_row() {
-	local path=$1 kv key got n
-	shift
-	n=$(jq --arg p "$path" '[.rows[] | select(.path == $p)] | length' <<<"$output")
-	assert_equal "rows with path $path: $n" "rows with path $path: 1"
-	for kv; do
-		key=${kv%%=*}
-		got=$(jq -r --arg p "$path" --arg k "$key" \
-			'.rows[] | select(.path == $p) | .[$k]' <<<"$output")
-		assert_equal "$path: $key=$got" "$path: $kv"
-	done
 }
 
 # No row has PATH.
@@ -69,15 +41,6 @@ refute_row() {
 	local n
 	n=$(jq --arg p "$1" '[.rows[] | select(.path == $p)] | length' <<<"$output")
 	assert_equal "rows with path $1: $n" "rows with path $1: 0"
-}
-
-# Each KEY of the total is VALUE.
-assert_total() {
-	local kv got
-	for kv; do
-		got=$(jq -r --arg k "${kv%%=*}" '.total[$k]' <<<"$output")
-		assert_equal "total: ${kv%%=*}=$got" "total: $kv"
-	done
 }
 
 # The row of path A comes before the row of path B.
@@ -97,24 +60,6 @@ make_tree() {
 	make_cached top/a 3
 	make_partial top/sub/b 7 2 2
 	make_dirty top/sub/deep/c 4
-}
-
-as_nobody() {
-	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"
-}
-
-# A directory nobody can reach ($BATS_TEST_TMPDIR is 0700 root) holding
-# a copy of pagestat nobody may execute; the test works in it.
-enter_nobody_dir() {
-	require_root "only root can run pagestat as another user"
-	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
-	NOBODY_DIR=$(mktemp -d /var/tmp/pagestat-test.XXXXXX)
-	chmod 755 "$NOBODY_DIR"
-	cp "$PAGESTAT" "$NOBODY_DIR/pagestat"
-	chmod 755 "$NOBODY_DIR/pagestat"
-	cd "$NOBODY_DIR"
-	run as_nobody ./pagestat --help
-	[[ $status -ne 126 ]] || skip "nobody cannot execute files in /var/tmp (noexec?)"
 }
 
 # A writer blocked opening FIFO for writing; it creates MARK as soon as
