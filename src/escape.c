@@ -38,23 +38,11 @@ size_t esc_utf8_length(const unsigned char *s, size_t n)
 	return len;
 }
 
-bool esc_utf8_valid(const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < n) {
-		size_t len = esc_utf8_length(p + i, n - i);
-		if (len == 0)
-			return false;
-		i += len;
-	}
-	return true;
-}
-
-void esc_json_string(FILE *out, const char *s, size_t n)
+bool esc_json_string(FILE *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
+	bool valid = true;
 
 	putc_unlocked('"', out);
 	for (size_t i = 0; i < n;) {
@@ -63,6 +51,7 @@ void esc_json_string(FILE *out, const char *s, size_t n)
 			size_t len = esc_utf8_length(p + i, n - i);
 			if (len == 0) {
 				fputs_unlocked("\xef\xbf\xbd", out); /* U+FFFD */
+				valid = false;
 				i++;
 			} else {
 				fwrite_unlocked(p + i, 1, len, out);
@@ -90,6 +79,7 @@ void esc_json_string(FILE *out, const char *s, size_t n)
 		}
 	}
 	putc_unlocked('"', out);
+	return valid;
 }
 
 void esc_base64(FILE *out, const char *s, size_t n)

@@ -10,12 +10,10 @@
  * start one (bad lead byte, truncated, overlong, surrogate, > U+10FFFF). */
 size_t esc_utf8_length(const unsigned char *s, size_t n);
 
-/* True when s[0..n) is entirely valid UTF-8. */
-bool esc_utf8_valid(const char *s, size_t n);
-
 /* A JSON string literal, quotes included.  Bytes that are not valid UTF-8
- * become U+FFFD, one per byte, so the output is always valid JSON. */
-void esc_json_string(FILE *out, const char *s, size_t n);
+ * become U+FFFD, one per byte, so the output is always valid JSON.
+ * Returns false when there were such bytes (the string was repaired). */
+bool esc_json_string(FILE *out, const char *s, size_t n);
 
 /* RFC 4648 base64 of s[0..n), with padding. */
 void esc_base64(FILE *out, const char *s, size_t n);

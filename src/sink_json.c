@@ -28,8 +28,7 @@ static void put_key(FILE *out, bool *first, const char *key, const char *suffix)
 static void put_path(FILE *out, bool *first, const struct row *row)
 {
 	put_key(out, first, "path", "");
-	esc_json_string(out, row->path, row->path_len);
-	if (!esc_utf8_valid(row->path, row->path_len)) {
+	if (!esc_json_string(out, row->path, row->path_len)) {
 		put_key(out, first, "path_base64", "");
 		putc_unlocked('"', out);
 		esc_base64(out, row->path, row->path_len);

@@ -73,8 +73,10 @@ static void test_percent(void)
 	expect_str("fmt_u64(max)", buf, "18446744073709551615");
 }
 
+typedef void escaper(FILE *, const char *, size_t);
+
 /* Runs an escaper that writes to a FILE and returns what it wrote. */
-static char *capture(void (*fn)(FILE *, const char *, size_t), const char *s, size_t n)
+static char *capture(escaper *fn, const char *s, size_t n)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -84,35 +86,57 @@ static char *capture(void (*fn)(FILE *, const char *, size_t), const char *s, si
 	return text;
 }
 
-static void expect_escaper(const char *what, void (*fn)(FILE *, const char *, size_t),
-			   const char *in, size_t n, const char *want)
+static void expect_escaper(const char *what, escaper *fn, const char *in, size_t n,
+			   const char *want)
 {
 	char *got = capture(fn, in, n);
 	expect_str(what, got, want);
 	free(got);
 }
 
+/* esc_json_string also says whether it had to repair the string. */
+static bool json_valid;
+
+static void json_string(FILE *out, const char *s, size_t n)
+{
+	json_valid = esc_json_string(out, s, n);
+}
+
 static void test_json(void)
 {
-	expect_escaper("json plain", esc_json_string, "a/b", 3, "\"a/b\"");
-	expect_escaper("json quote and backslash", esc_json_string, "\"\\", 2, "\"\\\"\\\\\"");
-	expect_escaper("json controls", esc_json_string, "\n\t\x01\x7f", 4,
+	expect_escaper("json plain", json_string, "a/b", 3, "\"a/b\"");
+	expect_escaper("json quote and backslash", json_string, "\"\\", 2, "\"\\\"\\\\\"");
+	expect_escaper("json controls", json_string, "\n\t\x01\x7f", 4,
 		       "\"\\n\\t\\u0001\\u007f\"");
-	expect_escaper("json utf8 passes", esc_json_string, "\xc3\xa9", 2, "\"\xc3\xa9\"");
-	expect_escaper("json invalid byte", esc_json_string, "a\xff" "b", 3,
+	expect_escaper("json utf8 passes", json_string, "\xc3\xa9", 2, "\"\xc3\xa9\"");
+	expect_escaper("json invalid byte", json_string, "a\xff" "b", 3,
 		       "\"a\xef\xbf\xbd" "b\"");
-	expect_escaper("json truncated sequence", esc_json_string, "\xe2\x82", 2,
+	expect_escaper("json truncated sequence", json_string, "\xe2\x82", 2,
 		       "\"\xef\xbf\xbd\xef\xbf\xbd\"");
-	expect_escaper("json overlong", esc_json_string, "\xc0\xaf", 2,
+	expect_escaper("json overlong", json_string, "\xc0\xaf", 2,
 		       "\"\xef\xbf\xbd\xef\xbf\xbd\"");
-	expect_escaper("json surrogate", esc_json_string, "\xed\xa0\x80", 3,
+	expect_escaper("json surrogate", json_string, "\xed\xa0\x80", 3,
 		       "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
-	expect_escaper("json embedded NUL", esc_json_string, "a\0b", 3, "\"a\\u0000b\"");
+	expect_escaper("json embedded NUL", json_string, "a\0b", 3, "\"a\\u0000b\"");
 
 	checks++;
-	if (esc_utf8_valid("\xf4\x90\x80\x80", 4) || !esc_utf8_valid("\xf0\x9f\x98\x80", 4)) {
+	expect_escaper("json repaired", json_string, "a\xff", 2, "\"a\xef\xbf\xbd\"");
+	if (json_valid) {
 		failures++;
-		fputs("FAIL esc_utf8_valid: U+10FFFF bound\n", stderr);
+		fputs("FAIL esc_json_string must report a repaired string\n", stderr);
+	}
+	checks++;
+	expect_escaper("json valid", json_string, "\xc3\xa9", 2, "\"\xc3\xa9\"");
+	if (!json_valid) {
+		failures++;
+		fputs("FAIL esc_json_string must report a valid string\n", stderr);
+	}
+
+	checks++;
+	if (esc_utf8_length((const unsigned char *)"\xf4\x90\x80\x80", 4) != 0 ||
+	    esc_utf8_length((const unsigned char *)"\xf0\x9f\x98\x80", 4) != 4) {
+		failures++;
+		fputs("FAIL esc_utf8_length: U+10FFFF bound\n", stderr);
 	}
 }
 
