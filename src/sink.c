@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "xalloc.h"
+
 struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
 {
 	static const struct sink_ops *const ops[] = {
@@ -13,9 +15,7 @@ struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
 		[FORMAT_JSON] = &sink_json_ops,
 		[FORMAT_NDJSON] = &sink_ndjson_ops,
 	};
-	struct sink *sink = calloc(1, sizeof *sink);
-	if (!sink)
-		return NULL;
+	struct sink *sink = xcalloc(1, sizeof *sink);
 	sink->ops = ops[format];
 	sink->cfg = *cfg;
 	return sink;

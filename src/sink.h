@@ -47,7 +47,6 @@ struct sink {
 extern const struct sink_ops sink_table_ops, sink_csv_ops, sink_json_ops,
 	sink_ndjson_ops;
 
-/* NULL when out of memory. */
 struct sink *sink_new(enum output_format format, const struct sink_config *cfg);
 void sink_free(struct sink *sink);
 
