@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "xalloc.h"
+
 size_t esc_utf8_length(const unsigned char *s, size_t n)
 {
 	if (n == 0)
@@ -194,6 +196,19 @@ size_t esc_terminal(char *dst, size_t cap, const char *s, size_t n, bool utf8)
 	if (cap > 0)
 		dst[out < cap ? out : cap - 1] = '\0';
 	return out;
+}
+
+void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8)
+{
+	char small[256];
+	size_t need = esc_terminal(small, sizeof small, s, n, utf8) + 1;
+	char *text = need <= sizeof small ? small : xrealloc(NULL, need);
+
+	if (text != small)
+		esc_terminal(text, need, s, n, utf8);
+	fputs(text, out);
+	if (text != small)
+		free(text);
 }
 
 bool esc_locale_is_utf8(void)

@@ -29,6 +29,9 @@ void esc_csv_field(FILE *out, const char *s, size_t n);
  * the whole escape needs, like snprintf. */
 size_t esc_terminal(char *dst, size_t cap, const char *s, size_t n, bool utf8);
 
+/* esc_terminal() of s[0..n), written to out. */
+void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8);
+
 /* Whether the locale's character set (LC_CTYPE) is UTF-8. */
 bool esc_locale_is_utf8(void);
 

@@ -12,7 +12,6 @@
 
 #include "caps.h"
 #include "escape.h"
-#include "xalloc.h"
 
 enum {
 	OPT_METHOD = UCHAR_MAX + 1,
@@ -111,22 +110,11 @@ static void version(void)
 	printf("capabilities: %s\n", caps_describe());
 }
 
-/* A value from the command line, shown safely: it may hold anything. */
-static void put_shown(const char *value, size_t len)
-{
-	bool utf8 = esc_locale_is_utf8();
-	size_t need = esc_terminal(NULL, 0, value, len, utf8) + 1;
-	char *shown = xrealloc(NULL, need);
-
-	esc_terminal(shown, need, value, len, utf8);
-	fputs(shown, stderr);
-	free(shown);
-}
-
 static int bad_value(const char *option, const char *value, const char *expected)
 {
 	fprintf(stderr, "pagestat: invalid value for %s: '", option);
-	put_shown(value, strlen(value));
+	/* a value from the command line may hold anything */
+	esc_put_terminal(stderr, value, strlen(value), esc_locale_is_utf8());
 	fprintf(stderr, "' (expected %s)\nTry 'pagestat --help' for more information.\n",
 		expected);
 	return EXIT_USAGE;
@@ -189,9 +177,9 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	if (columns_parse(list, opts->columns, &opts->ncolumns, opts->format == FORMAT_TABLE,
 			  &bad, &bad_len) != 0) {
 		fputs("pagestat: unknown column '", stderr);
-		put_shown(bad, bad_len);
+		esc_put_terminal(stderr, bad, bad_len, esc_locale_is_utf8());
 		fputs("' in --output '", stderr);
-		put_shown(list, strlen(list));
+		esc_put_terminal(stderr, list, strlen(list), esc_locale_is_utf8());
 		fputs("'\nTry 'pagestat --help' for the list of columns.\n", stderr);
 		return EXIT_USAGE;
 	}

@@ -41,8 +41,6 @@ struct walk {
 	uint64_t errors;
 	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
-	char *safe; /* a terminal-safe copy of a path, for messages */
-	size_t safe_cap;
 };
 
 static size_t linkset_hash(dev_t dev, ino_t ino)
@@ -94,15 +92,12 @@ static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
 	return true;
 }
 
-static const char *safe_path(struct walk *w, const char *path, size_t len)
+/* "pagestat: WHAT 'PATH'" with the path shown terminal-safe. */
+static void say_path(const struct walk *w, const char *what, const char *path, size_t len)
 {
-	size_t need = esc_terminal(NULL, 0, path, len, w->cfg->utf8) + 1;
-	if (need > w->safe_cap) {
-		w->safe = xrealloc(w->safe, need);
-		w->safe_cap = need;
-	}
-	esc_terminal(w->safe, need, path, len, w->cfg->utf8);
-	return w->safe;
+	fprintf(stderr, "pagestat: %s%s'", what, *what ? " " : "");
+	esc_put_terminal(stderr, path, len, w->cfg->utf8);
+	putc('\'', stderr);
 }
 
 static void emit(struct walk *w, const char *path, size_t path_len, enum row_type type,
@@ -130,8 +125,8 @@ static void fail(struct walk *w, const char *path, size_t path_len, enum row_typ
 	 * few, explain once, and count the rest (JSON lists every one). */
 	bool told = err != PROBE_EREFUSED || w->refused++ < REFUSALS_NAMED;
 	if (!w->cfg->quiet && told) {
-		fprintf(stderr, "pagestat: %s '%s': %s\n", what,
-			safe_path(w, path, path_len), probe_strerror(err));
+		say_path(w, what, path, path_len);
+		fprintf(stderr, ": %s\n", probe_strerror(err));
 		if (err == PROBE_EREFUSED)
 			caps_explain_eperm(stderr);
 	}
@@ -249,10 +244,10 @@ static void visit(struct walk *w, FTS *fts, FTSENT *p)
 		break;
 	case FTS_SL:
 		/* -P: a link named on the command line is not followed */
-		if (p->fts_level == 0 && !w->cfg->quiet)
-			fprintf(stderr, "pagestat: '%s' is a symbolic link: not followed "
-				"(-H or -L follow it)\n",
-				safe_path(w, p->fts_path, p->fts_pathlen));
+		if (p->fts_level == 0 && !w->cfg->quiet) {
+			say_path(w, "", p->fts_path, p->fts_pathlen);
+			fputs(" is a symbolic link: not followed (-H or -L follow it)\n", stderr);
+		}
 		break;
 	case FTS_SLNONE:
 		if (p->fts_level == 0)
@@ -348,5 +343,4 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_free(&w.agg);
 	free(w.seen.slots);
 	free(w.operand_files.slots);
-	free(w.safe);
 }

@@ -197,6 +197,23 @@ static void test_terminal(void)
 	}
 }
 
+/* esc_put_terminal: the same text as esc_terminal, short or long. */
+static void term_short(FILE *out, const char *s, size_t n)
+{
+	esc_put_terminal(out, s, n, true);
+}
+
+static void test_put_terminal(void)
+{
+	char in[300], want[601];
+	memset(in, '\n', sizeof in);
+	for (size_t i = 0; i < sizeof in; i++)
+		memcpy(want + 2 * i, "\\n", 2);
+	want[600] = '\0';
+	expect_escaper("put_terminal short", term_short, "a\tb", 3, "a\\tb");
+	expect_escaper("put_terminal past the stack buffer", term_short, in, sizeof in, want);
+}
+
 int main(void)
 {
 	test_human();
@@ -205,6 +222,7 @@ int main(void)
 	test_base64();
 	test_csv();
 	test_terminal();
+	test_put_terminal();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
