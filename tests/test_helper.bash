@@ -15,7 +15,9 @@ PYTHON3=${PYTHON3:-python3}
 # Never assume 4 KiB pages.
 PAGE=$("$PCARRANGE" pagesize)
 
-pagestat() { "$PAGESTAT" "$@"; }
+# Every run of pagestat first restores the cache state the test arranged
+# (see rearrange below).
+pagestat() { rearrange && "$PAGESTAT" "$@"; }
 pcarrange() { "$PCARRANGE" "$@"; }
 jq() { "$JQ" "$@"; }
 
@@ -31,16 +33,45 @@ require_root() {
 	[[ $EUID -eq 0 ]] || skip "needs root: $1"
 }
 
+# Each make_* below records the cache state it arranged, and every run
+# of pagestat (and as_nobody) restores it first: something on a shared
+# machine may evict pages between the arrangement and a run, often
+# between two runs of one test, and each run must be compared with a
+# state known to hold.  A test that changes an arranged file's cache
+# state itself must do so with pcarrange on a file make_* did not make.
+ARRANGED_PATH=() ARRANGED_HOW=()
+arranged() {
+	local path=$1
+	[[ $path == /* ]] || path=$PWD/$path
+	ARRANGED_PATH+=("$path")
+	ARRANGED_HOW+=("$2")
+}
+
+rearrange() {
+	local i path how
+	for i in "${!ARRANGED_PATH[@]}"; do
+		path=${ARRANGED_PATH[i]} how=${ARRANGED_HOW[i]}
+		[[ -e $path ]] || continue
+		case $how in
+		dropped) pcarrange drop "$path" ;;
+		*\ *) pcarrange drop "$path" && pcarrange cache "$path" $how ;;
+		*) pcarrange cache "$path" 0 "$how" ;;
+		esac || { echo "rearrange: cannot restore the cache of $path" >&2; return 99; }
+	done
+}
+
 # FILE of PAGES pages (the last one half full when HALF=1), wholly cached.
 make_cached() {
 	pcarrange write "$1" $(( $2 * PAGE - ${HALF:-0} * PAGE / 2 ))
 	pcarrange cache "$1" 0 "$2"
+	arranged "$1" "$2"
 }
 
 # FILE of PAGES pages, on disk, none of them cached.
 make_dropped() {
 	pcarrange write "$1" $(( $2 * PAGE ))
 	pcarrange drop "$1"
+	arranged "$1" dropped
 }
 
 # FILE of PAGES pages, all cached and dirty (not yet written back; the
@@ -51,8 +82,10 @@ make_dirty() {
 
 # FILE of PAGES pages with exactly pages FIRST..FIRST+COUNT-1 cached.
 make_partial() {
-	make_dropped "$1" "$2"
+	pcarrange write "$1" $(( $2 * PAGE ))
+	pcarrange drop "$1"
 	pcarrange cache "$1" "$3" "$4"
+	arranged "$1" "$3 $4"
 }
 
 # A field of the one JSON document in $output.
@@ -99,6 +132,7 @@ assert_total() {
 NOBODY=65534
 
 as_nobody() {
+	rearrange || return
 	setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"
 }
 
