@@ -33,6 +33,10 @@ const struct column columns[COL_COUNT] = {
 				   "evicted pages that would still be cached in a larger cache" },
 	[COL_FILES] = { "files", "FILES", KIND_NUMBER, 0, AT(files), true,
 			"files counted in the row" },
+	[COL_SEGMENTS] = { "segments", "SEGMENTS", KIND_SEGMENTS, PCS_CACHED, 0, true,
+			   "with -S: the cached share of each part of the range" },
+	[COL_EXTENTS] = { "extents", "EXTENTS", KIND_EXTENTS, PCS_CACHED, 0, true,
+			  "with -e: cached (or missing) byte extents, START-END" },
 };
 
 bool column_value(const struct column *col, const struct row *row, uint64_t *value)
@@ -55,7 +59,7 @@ const char *row_type_name(enum row_type type)
 	return names[type];
 }
 
-static int column_lookup(const char *name, size_t len)
+int column_lookup(const char *name, size_t len)
 {
 	for (int i = 0; i < COL_COUNT; i++)
 		if (strlen(columns[i].name) == len && strncasecmp(columns[i].name, name, len) == 0)
@@ -106,13 +110,17 @@ int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_pa
 	return 0;
 }
 
-size_t columns_default(enum column_id *ids, bool table, bool all)
+size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
+		       bool extents)
 {
 	size_t n = 0;
 	/* PATH goes last in the table, as in du and fincore. */
-	for (int i = 0; i < COL_COUNT; i++)
+	for (int i = 0; i < COL_COUNT; i++) {
+		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents))
+			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))
 			ids[n++] = (enum column_id)i;
+	}
 	if (table)
 		ids[n++] = COL_PATH;
 	return n;

@@ -21,6 +21,8 @@ enum column_id {
 	COL_EVICTED,
 	COL_RECENTLY_EVICTED,
 	COL_FILES,
+	COL_SEGMENTS,
+	COL_EXTENTS,
 	COL_COUNT
 };
 
@@ -30,6 +32,8 @@ enum column_kind {
 	KIND_NUMBER,  /* a plain count: pages, files */
 	KIND_PAGES,   /* a page counter, with a NAME_bytes twin */
 	KIND_PERCENT, /* cached share of pages */
+	KIND_SEGMENTS, /* -S: the cached share of each part of a file */
+	KIND_EXTENTS,  /* -e: the cached (or missing) byte extents of a file */
 };
 
 enum row_type { ROW_FILE, ROW_DIRECTORY, ROW_BLOCKDEV, ROW_TOTAL, ROW_UNKNOWN };
@@ -43,7 +47,18 @@ struct row {
 	struct pagecache_stat stat;
 	uint64_t files;
 	int error; /* 0, an errno value or a PROBE_E* code */
+	/* -S and -e, for a file or block device row (else 0 entries) */
+	const struct segment *segments;
+	size_t nsegments;
+	const struct extent *extents;
+	size_t nextents;
 };
+
+/* Does this row carry segments and extents (when -S or -e asked)? */
+static inline bool row_has_detail(const struct row *row)
+{
+	return !row->error && (row->type == ROW_FILE || row->type == ROW_BLOCKDEV);
+}
 
 struct column {
 	const char *name;   /* -o name, CSV header and JSON key */
@@ -70,8 +85,13 @@ int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_pa
 		  const char **bad, size_t *bad_len);
 
 /* The default columns of the table (PATH last) or of the machine formats
- * (every column); with all, every column in either order. */
-size_t columns_default(enum column_id *ids, bool table, bool all);
+ * (every column); with all, every column in either order.  SEGMENTS and
+ * EXTENTS are among them only when segments (-S) and extents (-e) ask. */
+size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
+		       bool extents);
+
+/* Look a column up by name, any case; -1 when there is none. */
+int column_lookup(const char *name, size_t len);
 
 /* The "Columns:" part of --help. */
 void columns_usage(FILE *out);

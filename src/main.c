@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "options.h"
 #include "probe.h"
+#include "rank.h"
 #include "sink.h"
 #include "walk.h"
 #include "xalloc.h"
@@ -60,6 +61,8 @@ static int run(const struct options *opts)
 		.page_size = probe_page_size(),
 		.method = probe_method_name(probe_method()),
 		.range = opts->range,
+		.segments = opts->segments,
+		.extents = opts->extents,
 	};
 	struct walk_config walk_cfg = {
 		.follow = opts->follow,
@@ -70,8 +73,21 @@ static int run(const struct options *opts)
 		.utf8 = sink_cfg.utf8,
 		.max_depth = opts->max_depth,
 		.range = opts->range,
+		.segments = opts->segments,
+		.extents = opts->extents,
+		.excludes = opts->excludes,
+		.nexcludes = opts->nexcludes,
 	};
 	struct sink *sink = sink_new(opts->format, &sink_cfg);
+	if (opts->sort_key >= 0) {
+		struct rank_config rank_cfg = {
+			.key = (enum column_id)opts->sort_key,
+			.reverse = opts->reverse,
+			.top = opts->top,
+			.files_only = opts->top && opts->all,
+		};
+		sink = sink_rank_new(sink, &rank_cfg);
+	}
 	struct walk_result result = { 0 };
 
 	if (sink_begin(sink)) {

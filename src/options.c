@@ -12,25 +12,43 @@
 
 #include "caps.h"
 #include "escape.h"
+#include "xalloc.h"
 
 enum {
 	OPT_METHOD = UCHAR_MAX + 1,
 	OPT_FORMAT,
 	OPT_CSV,
 	OPT_OUTPUT_ALL,
+	OPT_OFFSET,
+	OPT_LENGTH,
+	OPT_REVERSE,
+	OPT_TOP,
+	OPT_EXCLUDE,
+	OPT_EXCLUDE_FROM,
+	OPT_FILES0_FROM,
 };
 
-static const char short_options[] = "acd:HLPxlJo:bpnqhV";
+static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqhV";
 
 static const struct option long_options[] = {
 	{ "all", no_argument, NULL, 'a' },
 	{ "total", no_argument, NULL, 'c' },
 	{ "max-depth", required_argument, NULL, 'd' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "dereference-args", no_argument, NULL, 'H' },
 	{ "dereference", no_argument, NULL, 'L' },
 	{ "no-dereference", no_argument, NULL, 'P' },
 	{ "one-file-system", no_argument, NULL, 'x' },
 	{ "count-links", no_argument, NULL, 'l' },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
+	{ "files0-from", required_argument, NULL, OPT_FILES0_FROM },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
+	{ "length", required_argument, NULL, OPT_LENGTH },
+	{ "segments", required_argument, NULL, 'S' },
+	{ "extents", optional_argument, NULL, 'e' },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "json", no_argument, NULL, 'J' },
@@ -58,6 +76,11 @@ static void usage(FILE *out)
 	      "  -d, --max-depth=N       also a row for every directory down to depth N\n"
 	      "                          (FILE is depth 0); with -a, files down to N too\n"
 	      "  -c, --total             add a grand-total row (table and CSV)\n"
+	      "  -s, --sort=KEY          order rows by a column (numbers largest first,\n"
+	      "                          path and type A-Z); default: walk order\n"
+	      "      --reverse           reverse the order of --sort or --top\n"
+	      "      --top=N             only the N rows first in --sort order (by\n"
+	      "                          cached when no --sort); with -a, files only\n"
 	      "\n"
 	      "Walk:\n"
 	      "  -P, --no-dereference    never follow symbolic links (default)\n"
@@ -66,7 +89,22 @@ static void usage(FILE *out)
 	      "  -x, --one-file-system   do not descend into other file systems\n"
 	      "  -l, --count-links       count a hard-linked file each time it is met\n"
 	      "                          (default: once per run)\n"
+	      "      --exclude=GLOB      skip files and directories whose name or path\n"
+	      "                          matches GLOB (may be repeated)\n"
+	      "      --exclude-from=FILE skip what matches any glob in FILE, one a line\n"
+	      "      --files0-from=FILE  inspect the NUL-separated names in FILE\n"
+	      "                          (- reads standard input) instead of FILE operands\n"
 	      "      --method=METHOD     auto (default), cachestat or mincore\n"
+	      "\n"
+	      "Range:\n"
+	      "      --offset=SIZE       inspect each file from byte SIZE on\n"
+	      "      --length=SIZE       inspect at most SIZE bytes (default: to the end)\n"
+	      "  -S, --segments=N        split each file's range into N equal parts (1 to\n"
+	      "                          4096) and show the cached share of each\n"
+	      "  -e, --extents[=WHICH]   list each file's cached (default) or missing\n"
+	      "                          byte extents, START-END\n"
+	      "SIZE is bytes, or a number with K, M, G, T, P or E (powers of 1024, also\n"
+	      "written KiB, MiB...) or KB, MB... (powers of 1000).\n"
 	      "\n"
 	      "Output:\n"
 	      "      --format=FORMAT     table (default), csv, json or ndjson\n"
@@ -110,6 +148,9 @@ static void version(void)
 	printf("capabilities: %s\n", caps_describe());
 }
 
+#define SIZE_EXPECTED "a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64"
+#define SEGMENTS_MAX 4096
+
 static int bad_value(const char *option, const char *value, const char *expected)
 {
 	fprintf(stderr, "pagestat: invalid value for %s: '", option);
@@ -134,6 +175,37 @@ static bool parse_count(const char *s, long *out)
 	return true;
 }
 
+bool options_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGTPE";
+
+	if (*s < '0' || *s > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	uint64_t factor = 1;
+	if (*end) {
+		const char *unit = strchr(units, end[0] & ~0x20);
+		if (!unit || end[0] == '\0')
+			return false;
+		uint64_t base = 1024;
+		if (strcmp(end + 1, "B") == 0)
+			base = 1000;
+		else if (end[1] != '\0' && strcmp(end + 1, "iB") != 0)
+			return false;
+		for (long i = 0; i <= unit - units; i++)
+			factor *= base;
+	}
+	uint64_t bytes;
+	if (__builtin_mul_overflow((uint64_t)v, factor, &bytes))
+		return false;
+	*out = bytes;
+	return true;
+}
+
 struct name_value {
 	const char *name;
 	int value;
@@ -147,6 +219,107 @@ static bool parse_name(const char *s, const struct name_value *names, int *out)
 			return true;
 		}
 	return false;
+}
+
+static const struct name_value extent_modes[] = {
+	{ "cached", EXTENTS_CACHED },
+	{ "missing", EXTENTS_MISSING },
+	{ NULL, 0 },
+};
+
+/* What --exclude-from and --files0-from read, and the lists made of it:
+ * kept until exit, reachable from here. */
+static struct {
+	char *text;
+	size_t len;
+} lists[2];
+static const char **excludes;
+static size_t excludes_cap;
+static char **names;
+
+static void add_exclude(struct options *opts, const char *glob)
+{
+	if (opts->nexcludes == excludes_cap) {
+		excludes_cap = excludes_cap ? excludes_cap * 2 : 8;
+		excludes = xrealloc(excludes, excludes_cap * sizeof *excludes);
+	}
+	excludes[opts->nexcludes++] = glob;
+	opts->excludes = excludes;
+}
+
+/* The whole of FILE ("-": standard input) in lists[slot], NUL-terminated;
+ * false with errno set when it cannot be read. */
+static bool slurp(const char *file, int slot)
+{
+	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
+	if (!in)
+		return false;
+	size_t cap = 4096, len = 0;
+	char *text = xrealloc(NULL, cap);
+	for (;;) {
+		len += fread(text + len, 1, cap - len - 1, in);
+		if (len < cap - 1)
+			break;
+		cap *= 2;
+		text = xrealloc(text, cap);
+	}
+	int err = ferror(in) ? errno : 0;
+	if (in != stdin)
+		fclose(in);
+	text[len] = '\0';
+	if (err) {
+		free(text);
+		errno = err ? err : EIO;
+		return false;
+	}
+	lists[slot].text = text;
+	lists[slot].len = len;
+	return true;
+}
+
+static int cannot_read(const char *option, const char *file)
+{
+	int err = errno;
+	fprintf(stderr, "pagestat: cannot read %s '", option);
+	esc_put_terminal(stderr, file, strlen(file), esc_locale_is_utf8());
+	fprintf(stderr, "': %s\n", strerror(err));
+	return EXIT_USAGE;
+}
+
+/* --exclude-from: one glob a line; empty lines are skipped. */
+static int read_excludes(struct options *opts, const char *file)
+{
+	if (!slurp(file, 0))
+		return cannot_read("--exclude-from", file);
+	char *text = lists[0].text;
+	for (char *line = text; line < text + lists[0].len;) {
+		char *nl = strchrnul(line, '\n');
+		*nl = '\0';
+		if (*line)
+			add_exclude(opts, line);
+		line = nl + 1;
+	}
+	return OPTIONS_RUN;
+}
+
+/* --files0-from: names ended by NUL (the last one may lack it).  An empty
+ * name stays, to be reported in its place, as du does. */
+static int read_names(struct options *opts, const char *file)
+{
+	if (!slurp(file, 1))
+		return cannot_read("--files0-from", file);
+	char *text = lists[1].text;
+	size_t len = lists[1].len, count = 0;
+	for (size_t i = 0; i < len; i++)
+		count += text[i] == '\0';
+	count += len > 0 && text[len - 1] != '\0';
+	names = xcalloc(count + 1, sizeof *names);
+	size_t n = 0;
+	for (char *name = text; name < text + len; name += strlen(name) + 1)
+		names[n++] = name;
+	names[n] = NULL;
+	opts->operands = names;
+	return OPTIONS_RUN;
 }
 
 static const struct name_value methods[] = {
@@ -168,14 +341,15 @@ static const struct name_value formats[] = {
  * format's defaults. */
 static int resolve_columns(struct options *opts, const char *list, bool all)
 {
-	opts->ncolumns = columns_default(opts->columns, opts->format == FORMAT_TABLE, all);
+	bool table = opts->format == FORMAT_TABLE;
+	opts->ncolumns = columns_default(opts->columns, table, all, opts->segments > 0,
+					 opts->extents != EXTENTS_NONE);
 	if (!list || all)
 		return OPTIONS_RUN;
 
 	const char *bad;
 	size_t bad_len;
-	if (columns_parse(list, opts->columns, &opts->ncolumns, opts->format == FORMAT_TABLE,
-			  &bad, &bad_len) != 0) {
+	if (columns_parse(list, opts->columns, &opts->ncolumns, table, &bad, &bad_len) != 0) {
 		fputs("pagestat: unknown column '", stderr);
 		esc_put_terminal(stderr, bad, bad_len, esc_locale_is_utf8());
 		fputs("' in --output '", stderr);
@@ -183,15 +357,56 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		fputs("'\nTry 'pagestat --help' for the list of columns.\n", stderr);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < opts->ncolumns; i++) {
+		enum column_id id = opts->columns[i];
+		if ((id == COL_SEGMENTS && !opts->segments) ||
+		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE)) {
+			fprintf(stderr, "pagestat: column '%s' in --output needs %s\n"
+				"Try 'pagestat --help' for more information.\n", columns[id].name,
+				id == COL_SEGMENTS ? "--segments=N" : "--extents");
+			return EXIT_USAGE;
+		}
+	}
+	return OPTIONS_RUN;
+}
+
+static int usage_error(const char *message)
+{
+	fprintf(stderr, "pagestat: %s\nTry 'pagestat --help' for more information.\n", message);
+	return EXIT_USAGE;
+}
+
+/* Checks that need every option: run after the last one is read. */
+static int check_combinations(struct options *opts, const char *offset, const char *length,
+			      const char *files0_from, int operands)
+{
+	uint64_t end;
+	/* the range may end at 2^64 exactly (end wraps to 0), not past it */
+	if (__builtin_add_overflow(opts->range.offset, opts->range.length, &end) && end != 0) {
+		fputs("pagestat: --offset '", stderr);
+		esc_put_terminal(stderr, offset, strlen(offset), esc_locale_is_utf8());
+		fputs("' plus --length '", stderr);
+		esc_put_terminal(stderr, length, strlen(length), esc_locale_is_utf8());
+		fputs("' passes 2^64 bytes, the largest offset there is\n"
+		      "Try 'pagestat --help' for more information.\n", stderr);
+		return EXIT_USAGE;
+	}
+	if (opts->reverse && opts->sort_key < 0 && !opts->top)
+		return usage_error("--reverse needs --sort or --top");
+	if (opts->top && opts->sort_key < 0)
+		opts->sort_key = COL_CACHED;
+	if (files0_from && operands > 0)
+		return usage_error("FILE operands cannot be combined with --files0-from");
 	return OPTIONS_RUN;
 }
 
 int options_parse(int argc, char **argv, struct options *opts)
 {
 	static char *dot[] = { ".", NULL };
-	const char *output_list = NULL;
+	const char *output_list = NULL, *offset = "0", *length = "0", *files0_from = NULL;
 	bool output_all = false;
-	int c, value;
+	long count;
+	int c, value, status;
 
 	/* getopt's own messages start with argv[0]; ours with "pagestat". */
 	argv[0] = (char *)"pagestat";
@@ -202,6 +417,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 		.method = PROBE_AUTO,
 		.format = FORMAT_TABLE,
 		.unit = UNIT_HUMAN,
+		.sort_key = -1,
 	};
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -215,6 +431,55 @@ int options_parse(int argc, char **argv, struct options *opts)
 		case 'd':
 			if (!parse_count(optarg, &opts->max_depth))
 				return bad_value("--max-depth", optarg, "a whole number from 0");
+			break;
+		case 's':
+			value = column_lookup(optarg, strlen(optarg));
+			if (value < 0 || value == COL_SEGMENTS || value == COL_EXTENTS)
+				return bad_value("--sort", optarg,
+						 "a column name, as in --help, other than segments "
+						 "and extents");
+			opts->sort_key = value;
+			break;
+		case OPT_REVERSE:
+			opts->reverse = true;
+			break;
+		case OPT_TOP:
+			if (!parse_count(optarg, &count) || count < 1)
+				return bad_value("--top", optarg, "a whole number from 1");
+			opts->top = (uint64_t)count;
+			break;
+		case OPT_EXCLUDE:
+			if (!*optarg)
+				return bad_value("--exclude", optarg, "a glob such as '*.log'");
+			add_exclude(opts, optarg);
+			break;
+		case OPT_EXCLUDE_FROM:
+			if ((status = read_excludes(opts, optarg)) != OPTIONS_RUN)
+				return status;
+			break;
+		case OPT_FILES0_FROM:
+			files0_from = optarg;
+			break;
+		case OPT_OFFSET:
+			if (!options_parse_size(optarg, &opts->range.offset))
+				return bad_value("--offset", optarg, SIZE_EXPECTED);
+			offset = optarg;
+			break;
+		case OPT_LENGTH:
+			if (!options_parse_size(optarg, &opts->range.length))
+				return bad_value("--length", optarg, SIZE_EXPECTED);
+			length = optarg;
+			break;
+		case 'S':
+			if (!parse_count(optarg, &count) || count < 1 || count > SEGMENTS_MAX)
+				return bad_value("--segments", optarg, "a whole number from 1 to 4096");
+			opts->segments = (unsigned)count;
+			break;
+		case 'e':
+			value = EXTENTS_CACHED;
+			if (optarg && !parse_name(optarg, extent_modes, &value))
+				return bad_value("--extents", optarg, "cached or missing");
+			opts->extents = (enum extent_mode)value;
 			break;
 		case 'H':
 			opts->follow = FOLLOW_ARGS;
@@ -278,9 +543,14 @@ int options_parse(int argc, char **argv, struct options *opts)
 		}
 	}
 
-	int status = resolve_columns(opts, output_list, output_all);
+	status = check_combinations(opts, offset, length, files0_from, argc - optind);
+	if (status == OPTIONS_RUN)
+		status = resolve_columns(opts, output_list, output_all);
 	if (status != OPTIONS_RUN)
 		return status;
+	/* read last: a usage error must not consume standard input first */
+	if (files0_from)
+		return read_names(opts, files0_from);
 	opts->operands = optind < argc ? argv + optind : dot;
 	return OPTIONS_RUN;
 }

@@ -3,6 +3,8 @@
 #define PAGESTAT_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "columns.h"
 #include "probe.h"
@@ -25,6 +27,13 @@ struct options {
 	enum column_id columns[COL_COUNT];
 	size_t ncolumns;
 	struct probe_range range;
+	unsigned segments;          /* -S N, or 0 */
+	enum extent_mode extents;   /* -e */
+	int sort_key;               /* -s: a column, or -1 (walk order) */
+	bool reverse;               /* --reverse */
+	uint64_t top;               /* --top N, or 0 */
+	const char **excludes;      /* --exclude, --exclude-from */
+	size_t nexcludes;
 	char **operands; /* NULL-terminated */
 };
 
@@ -35,5 +44,10 @@ struct options {
 #define EXIT_USAGE 2
 
 int options_parse(int argc, char **argv, struct options *opts);
+
+/* SIZE as --offset and --length take it: digits, then K, M, G, T, P or E
+ * alone or with iB (powers of 1024), or with B (powers of 1000).  False
+ * for anything else, and when it does not fit in 64 bits. */
+bool options_parse_size(const char *s, uint64_t *out);
 
 #endif

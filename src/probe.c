@@ -16,6 +16,7 @@
 
 #include "caps.h"
 #include "compat/cachestat.h"
+#include "xalloc.h"
 
 /* mincore maps this many bytes at a time, so memory stays bounded on huge
  * files: the residency vector is one byte per page of one window. */
@@ -157,8 +158,30 @@ static bool mincore_allowed(int fd, const struct stat *st)
 	       faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
 }
 
+/* Appends the pages [first, end) to the runs in detail, merging it with
+ * the last run when they touch.  Runs are in pages until finish_extents. */
+static void add_run(struct probe_detail *detail, uint64_t first, uint64_t end)
+{
+	if (detail->nextents > 0) {
+		struct extent *last = &detail->extent[detail->nextents - 1];
+		if (last->offset + last->length == first) {
+			last->length += end - first;
+			return;
+		}
+	}
+	if (detail->nextents + 1 >= detail->extents_cap) {
+		/* one spare: finish_extents may need it */
+		detail->extents_cap = detail->extents_cap ? detail->extents_cap * 2 : 64;
+		detail->extent = xrealloc(detail->extent,
+					  detail->extents_cap * sizeof *detail->extent);
+	}
+	detail->extent[detail->nextents++] = (struct extent){ first, end - first };
+}
+
+/* Cached pages in [first_page, end_page) by mincore, a window at a time;
+ * with runs, the cached runs are appended to it too. */
 static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
-			   uint64_t *cached)
+			   uint64_t *cached, struct probe_detail *runs)
 {
 	*cached = 0;
 	for (uint64_t page = first_page; page < end_page;) {
@@ -174,11 +197,134 @@ static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
 		munmap(map, len);
 		if (err)
 			return err;
-		for (uint64_t i = 0; i < count; i++)
-			*cached += mincore_vec[i] & 1;
+		for (uint64_t i = 0; i < count; i++) {
+			if (!(mincore_vec[i] & 1))
+				continue;
+			*cached += 1;
+			if (runs)
+				add_run(runs, page + i, page + i + 1);
+		}
 		page += count;
 	}
 	return 0;
+}
+
+/* Cached pages in [first_page, end_page), by the chosen method. */
+static int count_cached(int fd, uint64_t first_page, uint64_t end_page, uint64_t *cached)
+{
+	if (chosen == PROBE_MINCORE)
+		return measure_mincore(fd, first_page, end_page, cached, NULL);
+
+	struct cachestat cs;
+	if (sys_cachestat(fd, first_page * page_size, (end_page - first_page) * page_size,
+			  &cs) != 0)
+		return errno == EPERM ? PROBE_EREFUSED : errno;
+	*cached = cs.nr_cache;
+	return 0;
+}
+
+/* The cached runs of [first, end), of which `cached` pages are cached:
+ * halve the range until each part is wholly cached or wholly not, so the
+ * calls grow with the number of runs, not with the size of the range.
+ * The right half's count is what the left half leaves. */
+static int bisect_cached(int fd, uint64_t first, uint64_t end, uint64_t cached,
+			 struct probe_detail *detail)
+{
+	if (cached == 0)
+		return 0;
+	if (cached >= end - first) {
+		add_run(detail, first, end);
+		return 0;
+	}
+	uint64_t mid = first + (end - first) / 2, left;
+	int err = count_cached(fd, first, mid, &left);
+	if (err)
+		return err;
+	if (left > mid - first)
+		left = mid - first;
+	err = bisect_cached(fd, first, mid, left, detail);
+	if (err)
+		return err;
+	return bisect_cached(fd, mid, end, cached > left ? cached - left : 0, detail);
+}
+
+/* The runs in detail, in pages of [first_page, end_page), become byte
+ * extents of [start, end): the runs themselves, or the gaps between them
+ * with -e missing. */
+static void finish_extents(struct probe_detail *detail, uint64_t first_page,
+			   uint64_t end_page, uint64_t start, uint64_t end)
+{
+	size_t n = detail->nextents;
+	struct extent *v = detail->extent;
+
+	if (detail->extents == EXTENTS_MISSING) {
+		/* gap k ends where run k starts: written at k, after run k is read */
+		uint64_t from = first_page;
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct extent run = v[i];
+			if (run.offset > from)
+				v[k++] = (struct extent){ from, run.offset - from };
+			from = run.offset + run.length;
+		}
+		if (from < end_page) {
+			if (k >= detail->extents_cap) {
+				detail->extents_cap = k + 1;
+				v = detail->extent = xrealloc(v, detail->extents_cap * sizeof *v);
+			}
+			v[k++] = (struct extent){ from, end_page - from };
+		}
+		n = detail->nextents = k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t lo = v[i].offset * page_size, hi = (v[i].offset + v[i].length) * page_size;
+		if (lo < start)
+			lo = start;
+		if (hi > end)
+			hi = end;
+		v[i] = (struct extent){ lo, hi - lo };
+	}
+}
+
+/* -S: N parts of [first_page, end_page) as equal as whole pages allow. */
+static int measure_segments(int fd, uint64_t first_page, uint64_t end_page, uint64_t start,
+			    uint64_t end, struct probe_detail *detail)
+{
+	uint64_t pages = end_page - first_page, n = detail->nsegments;
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t a = first_page + (uint64_t)((unsigned __int128)pages * i / n);
+		uint64_t b = first_page + (uint64_t)((unsigned __int128)pages * (i + 1) / n);
+		uint64_t lo = a * page_size < start ? start : a * page_size;
+		uint64_t hi = b * page_size > end ? end : b * page_size;
+		struct segment *seg = &detail->segments[i];
+		*seg = (struct segment){ .offset = lo, .length = hi > lo ? hi - lo : 0,
+					 .pages = b - a };
+		if (a < b) {
+			int err = count_cached(fd, a, b, &seg->cached);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int measure_detail(int fd, uint64_t first_page, uint64_t end_page, uint64_t start,
+			  uint64_t end, uint64_t cached, struct probe_detail *detail)
+{
+	int err = 0;
+
+	if (detail->nsegments)
+		err = measure_segments(fd, first_page, end_page, start, end, detail);
+	if (err || detail->extents == EXTENTS_NONE)
+		return err;
+	if (chosen == PROBE_MINCORE)
+		err = measure_mincore(fd, first_page, end_page, &cached, detail);
+	else
+		err = bisect_cached(fd, first_page, end_page, cached, detail);
+	if (err == 0)
+		finish_extents(detail, first_page, end_page, start, end);
+	return err;
 }
 
 static int file_size(int fd, const struct stat *st, uint64_t *size)
@@ -190,7 +336,7 @@ static int file_size(int fd, const struct stat *st, uint64_t *size)
 }
 
 int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
-	     struct pagecache_stat *out)
+	     struct probe_detail *detail, struct pagecache_stat *out)
 {
 	uint64_t size;
 	int err = file_size(fd, st, &size);
@@ -206,8 +352,13 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	memset(out, 0, sizeof *out);
 	out->known = probe_known();
 	out->size = end - start;
-	if (start == end)
+	if (detail)
+		detail->nextents = 0;
+	if (start == end) {
+		for (unsigned i = 0; detail && i < detail->nsegments; i++)
+			detail->segments[i] = (struct segment){ .offset = start };
 		return 0;
+	}
 
 	uint64_t first_page = start / page_size;
 	uint64_t end_page = (end - 1) / page_size + 1;
@@ -216,24 +367,27 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	if (chosen == PROBE_MINCORE) {
 		if (!mincore_allowed(fd, st))
 			return PROBE_EREFUSED;
-		return measure_mincore(fd, first_page, end_page, &out->cached);
+		err = measure_mincore(fd, first_page, end_page, &out->cached, NULL);
+	} else {
+		struct cachestat cs;
+		/* The exact length, not 0 ("to the end"): pages appended since
+		 * the fstat would otherwise be counted against the smaller size. */
+		if (sys_cachestat(fd, start, end - start, &cs) != 0)
+			return errno == EPERM ? PROBE_EREFUSED : errno;
+		out->cached = cs.nr_cache;
+		out->dirty = cs.nr_dirty;
+		out->writeback = cs.nr_writeback;
+		out->evicted = cs.nr_evicted;
+		out->recently_evicted = cs.nr_recently_evicted;
 	}
-
-	struct cachestat cs;
-	/* The exact length, not 0 ("to the end"): pages appended since the
-	 * fstat would otherwise be counted against the smaller size. */
-	if (sys_cachestat(fd, start, end - start, &cs) != 0)
-		return errno == EPERM ? PROBE_EREFUSED : errno;
-	out->cached = cs.nr_cache;
-	out->dirty = cs.nr_dirty;
-	out->writeback = cs.nr_writeback;
-	out->evicted = cs.nr_evicted;
-	out->recently_evicted = cs.nr_recently_evicted;
-	return 0;
+	if (err == 0 && detail)
+		err = measure_detail(fd, first_page, end_page, start, end, out->cached, detail);
+	return err;
 }
 
 int probe_path(const char *path, const struct stat *seen, bool follow,
-	       const struct probe_range *range, struct pagecache_stat *out)
+	       const struct probe_range *range, struct probe_detail *detail,
+	       struct pagecache_stat *out)
 {
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	if (!follow)
@@ -250,7 +404,7 @@ int probe_path(const char *path, const struct stat *seen, bool follow,
 	else if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
 		err = PROBE_ECHANGED;
 	else
-		err = probe_fd(fd, &st, range, out);
+		err = probe_fd(fd, &st, range, detail, out);
 	close(fd);
 	return err;
 }

@@ -3,6 +3,7 @@
 #define PAGESTAT_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
@@ -29,6 +30,28 @@ struct pagecache_stat {
 struct probe_range {
 	uint64_t offset;
 	uint64_t length;
+};
+
+/* With -S: one of N equal parts of a file's range. */
+struct segment {
+	uint64_t offset, length; /* bytes, within the range */
+	uint64_t pages, cached;  /* pages the part touches, and of those cached */
+};
+
+/* With -e: a run of cached (or missing) bytes. */
+struct extent {
+	uint64_t offset, length;
+};
+
+enum extent_mode { EXTENTS_NONE, EXTENTS_CACHED, EXTENTS_MISSING };
+
+/* What to measure beyond the counters, for a file that gets a row. */
+struct probe_detail {
+	unsigned nsegments;        /* -S N, or 0 */
+	struct segment *segments;  /* nsegments entries, filled by the probe */
+	enum extent_mode extents;  /* -e */
+	struct extent *extent;     /* grown by the probe, reused file after file */
+	size_t nextents, extents_cap;
 };
 
 /* Failures that have no errno of their own (negative, unlike errno). */
@@ -58,11 +81,13 @@ uint64_t probe_page_size(void);
  * follow: the walk stat()ed through a symbolic link, so open through it.
  * Returns 0, an errno value or a PROBE_E* code. */
 int probe_path(const char *path, const struct stat *seen, bool follow,
-	       const struct probe_range *range, struct pagecache_stat *out);
+	       const struct probe_range *range, struct probe_detail *detail,
+	       struct pagecache_stat *out);
 
-/* Measure an open regular file or block device. */
+/* Measure an open regular file or block device; with detail (or NULL),
+ * its segments and extents too. */
 int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
-	     struct pagecache_stat *out);
+	     struct probe_detail *detail, struct pagecache_stat *out);
 
 /* Text and symbolic name ("EACCES") of a probe_path() failure; the name
  * is NULL for the PROBE_E* codes that have no errno. */

@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "format.h"
 #include "xalloc.h"
 
 struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
@@ -48,4 +49,32 @@ bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	sink->ops->end(sink, total, errors);
 	return !ferror(sink->cfg.out);
+}
+
+static void put_u64(FILE *out, uint64_t v)
+{
+	char buf[FMT_BUFSIZE];
+	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
+}
+
+void sink_put_segments(FILE *out, const struct row *row)
+{
+	for (size_t i = 0; i < row->nsegments; i++) {
+		if (i)
+			putc_unlocked(' ', out);
+		put_u64(out, row->segments[i].cached);
+		putc_unlocked('/', out);
+		put_u64(out, row->segments[i].pages);
+	}
+}
+
+void sink_put_extents(FILE *out, const struct row *row)
+{
+	for (size_t i = 0; i < row->nextents; i++) {
+		if (i)
+			putc_unlocked(' ', out);
+		put_u64(out, row->extents[i].offset);
+		putc_unlocked('-', out);
+		put_u64(out, row->extents[i].offset + row->extents[i].length);
+	}
 }

@@ -26,6 +26,8 @@ struct sink_config {
 	uint64_t page_size;
 	const char *method;
 	struct probe_range range;
+	unsigned segments;        /* -S N, or 0 */
+	enum extent_mode extents; /* -e */
 };
 
 struct sink;
@@ -54,6 +56,11 @@ void sink_free(struct sink *sink);
 bool sink_begin(struct sink *sink);
 bool sink_row(struct sink *sink, const struct row *row);
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);
+
+/* The text forms of CSV (and the table, for extents): "CACHED/PAGES"
+ * for each segment and "START-END" for each extent, space-separated. */
+void sink_put_segments(FILE *out, const struct row *row);
+void sink_put_extents(FILE *out, const struct row *row);
 
 /* Number of bytes of a page counter. */
 static inline uint64_t sink_pages_to_bytes(const struct sink *sink, uint64_t pages)

@@ -65,6 +65,12 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 		    fmt_percent(buf, row->stat.cached, row->stat.pages))
 			fputs_unlocked(buf, out);
 		break;
+	case KIND_SEGMENTS:
+		sink_put_segments(out, row);
+		break;
+	case KIND_EXTENTS:
+		sink_put_extents(out, row);
+		break;
 	}
 }
 

@@ -36,6 +36,42 @@ static void put_path(FILE *out, bool *first, const struct row *row)
 	}
 }
 
+/* "key":value pairs of an object, the first without a comma. */
+static void put_pair(FILE *out, const char *key, uint64_t value)
+{
+	fputs_unlocked(key, out);
+	put_u64(out, value);
+}
+
+static void put_segments(FILE *out, const struct row *row)
+{
+	char buf[FMT_BUFSIZE];
+
+	putc_unlocked('[', out);
+	for (size_t i = 0; i < row->nsegments; i++) {
+		const struct segment *seg = &row->segments[i];
+		put_pair(out, i ? ",{\"offset\":" : "{\"offset\":", seg->offset);
+		put_pair(out, ",\"length\":", seg->length);
+		put_pair(out, ",\"pages\":", seg->pages);
+		put_pair(out, ",\"cached\":", seg->cached);
+		fputs_unlocked(",\"percent\":", out);
+		fputs_unlocked(fmt_percent(buf, seg->cached, seg->pages) ? buf : "null", out);
+		putc_unlocked('}', out);
+	}
+	putc_unlocked(']', out);
+}
+
+static void put_extents(FILE *out, const struct row *row)
+{
+	putc_unlocked('[', out);
+	for (size_t i = 0; i < row->nextents; i++) {
+		put_pair(out, i ? ",{\"offset\":" : "{\"offset\":", row->extents[i].offset);
+		put_pair(out, ",\"length\":", row->extents[i].length);
+		putc_unlocked('}', out);
+	}
+	putc_unlocked(']', out);
+}
+
 static void put_error_row(FILE *out, const struct row *row)
 {
 	bool first = true;
@@ -103,6 +139,20 @@ static void put_column(const struct sink *sink, bool *first, const struct row *r
 		else
 			fputs_unlocked("null", out);
 		break;
+	case KIND_SEGMENTS:
+		put_key(out, first, col->name, "");
+		if (row_has_detail(row))
+			put_segments(out, row);
+		else
+			fputs_unlocked("null", out);
+		break;
+	case KIND_EXTENTS:
+		put_key(out, first, col->name, "");
+		if (row_has_detail(row))
+			put_extents(out, row);
+		else
+			fputs_unlocked("null", out);
+		break;
 	}
 }
 
@@ -140,7 +190,15 @@ static void json_begin(struct sink *sink)
 		put_u64(out, sink->cfg.range.length);
 	else
 		fputs_unlocked("null", out);
-	fputs_unlocked("},\"rows\":[", out);
+	putc_unlocked('}', out);
+	if (sink->cfg.segments) {
+		fputs_unlocked(",\"segments\":", out);
+		put_u64(out, sink->cfg.segments);
+	}
+	if (sink->cfg.extents != EXTENTS_NONE)
+		fprintf(out, ",\"extents\":\"%s\"",
+			sink->cfg.extents == EXTENTS_MISSING ? "missing" : "cached");
+	fputs_unlocked(",\"rows\":[", out);
 }
 
 static void json_row(struct sink *sink, const struct row *row)

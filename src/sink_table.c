@@ -56,6 +56,53 @@ static size_t format_bytes(const struct sink *sink, char buf[FMT_BUFSIZE], uint6
 	return sink->cfg.unit == UNIT_BYTES ? fmt_u64(buf, bytes) : fmt_human(buf, bytes);
 }
 
+/* -S: one cell of the bar per segment, its height the cached share:
+ * nothing cached is a dot, wholly cached a full block (ASCII: '.' and
+ * '#', and the tens digit of the percentage between); no pages, blank. */
+static void add_bar(struct sink *sink, const struct row *row)
+{
+	static const char *const eighths[] = { "\u00b7", "\u2581", "\u2582", "\u2583", "\u2584",
+					       "\u2585", "\u2586", "\u2587", "\u2588" };
+	struct table_state *st = sink->state;
+
+	reserve(st, row->nsegments * 3 + 1);
+	for (size_t i = 0; i < row->nsegments; i++) {
+		uint64_t cached = row->segments[i].cached, pages = row->segments[i].pages;
+		if (pages == 0) {
+			st->cells[st->len++] = ' ';
+		} else if (sink->cfg.utf8) {
+			/* any cached page shows: 1..7 eighths, 8 when all are */
+			unsigned level = cached == 0 ? 0 : cached >= pages ? 8
+					 : 1 + (unsigned)(cached * 7 / pages);
+			size_t n = strlen(eighths[level]);
+			memcpy(st->cells + st->len, eighths[level], n);
+			st->len += n;
+		} else {
+			st->cells[st->len++] = cached == 0 ? '.' : cached >= pages ? '#'
+					       : (char)('0' + cached * 10 / pages);
+		}
+	}
+	st->cells[st->len++] = '\0';
+}
+
+/* -e: START-END for each extent, space-separated. */
+static void add_extents(struct sink *sink, const struct row *row)
+{
+	struct table_state *st = sink->state;
+
+	for (size_t i = 0; i < row->nextents; i++) {
+		const struct extent *e = &row->extents[i];
+		reserve(st, 2 * FMT_BUFSIZE + 2);
+		if (i)
+			st->cells[st->len++] = ' ';
+		st->len += fmt_u64(st->cells + st->len, e->offset);
+		st->cells[st->len++] = '-';
+		st->len += fmt_u64(st->cells + st->len, e->offset + e->length);
+	}
+	reserve(st, 1);
+	st->cells[st->len++] = '\0';
+}
+
 static void add_cell(struct sink *sink, const struct row *row, enum column_id id)
 {
 	struct table_state *st = sink->state;
@@ -105,6 +152,12 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 		else
 			n = (size_t)(stpcpy(buf, "-") - buf);
 		break;
+	case KIND_SEGMENTS:
+		add_bar(sink, row);
+		return;
+	case KIND_EXTENTS:
+		add_extents(sink, row);
+		return;
 	}
 	reserve(st, n + 1);
 	append(st, buf, n);
@@ -121,7 +174,8 @@ static const char *print_line(const struct sink *sink, const char *cells)
 		bool last = i + 1 == sink->cfg.ncolumns;
 		size_t w = text_width(cells);
 		size_t pad = st->width[i] > w ? st->width[i] - w : 0;
-		bool left = columns[sink->cfg.columns[i]].kind == KIND_TEXT;
+		enum column_kind kind = columns[sink->cfg.columns[i]].kind;
+		bool left = kind == KIND_TEXT || kind == KIND_SEGMENTS || kind == KIND_EXTENTS;
 
 		if (i)
 			putc_unlocked(' ', out);
@@ -170,7 +224,9 @@ static void table_begin(struct sink *sink)
 		return;
 	/* The header is the first held row, so it widens the columns too. */
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
-		const char *h = columns[sink->cfg.columns[i]].header;
+		enum column_id id = sink->cfg.columns[i];
+		const char *h = id == COL_EXTENTS && sink->cfg.extents == EXTENTS_MISSING
+					? "MISSING" : columns[id].header;
 		reserve(st, strlen(h) + 1);
 		append(st, h, strlen(h));
 	}

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <fts.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ struct walk {
 	uint64_t errors;
 	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
+	struct probe_detail detail; /* -S, -e: filled for files with a row */
 };
 
 static size_t linkset_hash(dev_t dev, ino_t ino)
@@ -112,6 +114,12 @@ static void emit(struct walk *w, const char *path, size_t path_len, enum row_typ
 	};
 	if (stat)
 		row.stat = *stat;
+	if (stat && row_has_detail(&row)) {
+		row.segments = w->detail.segments;
+		row.nsegments = w->detail.nsegments;
+		row.extents = w->detail.extent;
+		row.nextents = w->detail.nextents;
+	}
 	if (!sink_row(w->sink, &row))
 		w->output_failed = true;
 }
@@ -184,14 +192,17 @@ static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
 	if (seen_before(w, st))
 		return; /* counted where it was met first */
 
+	/* segments and extents cost calls: only for a file that gets a row */
+	bool row = file_row(w, p->fts_level);
+	bool detail = row && (w->detail.nsegments || w->detail.extents != EXTENTS_NONE);
 	int err = probe_path(p->fts_accpath, st, followed(w, p->fts_level), &w->cfg->range,
-			     &stat);
+			     detail ? &w->detail : NULL, &stat);
 	if (err) {
 		fail_entry(w, p, type, "cannot inspect", err);
 		return;
 	}
 	agg_add(&w->agg, p->fts_level, &stat);
-	if (file_row(w, p->fts_level))
+	if (row)
 		emit(w, p->fts_path, p->fts_pathlen, type, &stat, 1, 0);
 }
 
@@ -206,9 +217,32 @@ static void abandon_directory(struct walk *w, const FTSENT *p)
  * FTS_DP, which must then give no row. */
 enum { DIR_SKIPPED = 1 };
 
+/* --exclude: a glob matching the name or the whole path of an entry
+ * below the operands (an operand is inspected as named). */
+static bool excluded(const struct walk *w, const FTSENT *p)
+{
+	if (p->fts_level == 0)
+		return false;
+	for (size_t i = 0; i < w->cfg->nexcludes; i++)
+		if (fnmatch(w->cfg->excludes[i], p->fts_name, 0) == 0 ||
+		    fnmatch(w->cfg->excludes[i], p->fts_path, 0) == 0)
+			return true;
+	return false;
+}
+
 static void visit(struct walk *w, FTS *fts, FTSENT *p)
 {
 	const struct agg_sum *sum;
+
+	if (p->fts_info != FTS_DP && w->cfg->nexcludes && excluded(w, p)) {
+		if (p->fts_info == FTS_D) {
+			/* pruned: fts returns it once more, as FTS_DP */
+			p->fts_number = DIR_SKIPPED;
+			fts_set(fts, p, FTS_SKIP);
+			agg_enter(&w->agg, p->fts_level);
+		}
+		return;
+	}
 
 	switch (p->fts_info) {
 	case FTS_D:
@@ -329,6 +363,10 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	if (w.overlap)
 		note_operand_files(&w, operands);
 	agg_init(&w.agg, probe_known());
+	w.detail.nsegments = cfg->segments;
+	w.detail.extents = cfg->extents;
+	if (cfg->segments)
+		w.detail.segments = xcalloc(cfg->segments, sizeof *w.detail.segments);
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
 
@@ -343,4 +381,6 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_free(&w.agg);
 	free(w.seen.slots);
 	free(w.operand_files.slots);
+	free(w.detail.segments);
+	free(w.detail.extent);
 }

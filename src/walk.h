@@ -24,6 +24,10 @@ struct walk_config {
 	bool utf8;            /* stderr takes UTF-8 */
 	long max_depth;       /* -d; -1 when not given */
 	struct probe_range range;
+	unsigned segments;         /* -S N, or 0 */
+	enum extent_mode extents;  /* -e */
+	const char *const *excludes; /* --exclude globs */
+	size_t nexcludes;
 };
 
 struct walk_result {
