@@ -128,8 +128,8 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 
 void columns_usage(FILE *out)
 {
-	fputs("\nColumns (-o LIST); CSV and JSON show every one by default, the table\n"
-	      "all but", out);
+	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments\n"
+	      "and extents with -S and -e only), the table all but", out);
 	int hidden = 0, n = 0;
 	for (int i = 0; i < COL_COUNT; i++)
 		hidden += !columns[i].table_default;
