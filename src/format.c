@@ -3,6 +3,8 @@
 
 #include "format.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t fmt_u64(char buf[FMT_BUFSIZE], uint64_t v)
@@ -60,4 +62,36 @@ size_t fmt_percent(char buf[FMT_BUFSIZE], uint64_t part, uint64_t whole)
 		return 0;
 	uint64_t tenths = (uint64_t)((unsigned __int128)part * 1000 / whole);
 	return fmt_tenths(buf, tenths, "");
+}
+
+bool fmt_parse_size(const char *s, uint64_t *out)
+{
+	static const char units[] = "KMGTPE";
+
+	if (*s < '0' || *s > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	uint64_t factor = 1;
+	if (*end) {
+		char letter = end[0] >= 'a' && end[0] <= 'z' ? (char)(end[0] - 'a' + 'A') : end[0];
+		const char *unit = memchr(units, letter, sizeof units - 1);
+		if (!unit)
+			return false;
+		uint64_t base = 1024;
+		if (strcmp(end + 1, "B") == 0)
+			base = 1000;
+		else if (end[1] != '\0' && strcmp(end + 1, "iB") != 0)
+			return false;
+		for (long i = 0; i <= unit - units; i++)
+			factor *= base;
+	}
+	uint64_t bytes;
+	if (__builtin_mul_overflow((uint64_t)v, factor, &bytes))
+		return false;
+	*out = bytes;
+	return true;
 }

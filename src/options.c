@@ -12,6 +12,7 @@
 
 #include "caps.h"
 #include "escape.h"
+#include "format.h"
 #include "xalloc.h"
 
 enum {
@@ -172,37 +173,6 @@ static bool parse_count(const char *s, long *out)
 	if (errno || *end || v > INT_MAX)
 		return false;
 	*out = v;
-	return true;
-}
-
-bool options_parse_size(const char *s, uint64_t *out)
-{
-	static const char units[] = "KMGTPE";
-
-	if (*s < '0' || *s > '9')
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	uint64_t factor = 1;
-	if (*end) {
-		const char *unit = strchr(units, end[0] & ~0x20);
-		if (!unit || end[0] == '\0')
-			return false;
-		uint64_t base = 1024;
-		if (strcmp(end + 1, "B") == 0)
-			base = 1000;
-		else if (end[1] != '\0' && strcmp(end + 1, "iB") != 0)
-			return false;
-		for (long i = 0; i <= unit - units; i++)
-			factor *= base;
-	}
-	uint64_t bytes;
-	if (__builtin_mul_overflow((uint64_t)v, factor, &bytes))
-		return false;
-	*out = bytes;
 	return true;
 }
 
@@ -461,12 +431,12 @@ int options_parse(int argc, char **argv, struct options *opts)
 			files0_from = optarg;
 			break;
 		case OPT_OFFSET:
-			if (!options_parse_size(optarg, &opts->range.offset))
+			if (!fmt_parse_size(optarg, &opts->range.offset))
 				return bad_value("--offset", optarg, SIZE_EXPECTED);
 			offset = optarg;
 			break;
 		case OPT_LENGTH:
-			if (!options_parse_size(optarg, &opts->range.length))
+			if (!fmt_parse_size(optarg, &opts->range.length))
 				return bad_value("--length", optarg, SIZE_EXPECTED);
 			length = optarg;
 			break;

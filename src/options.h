@@ -45,9 +45,4 @@ struct options {
 
 int options_parse(int argc, char **argv, struct options *opts);
 
-/* SIZE as --offset and --length take it: digits, then K, M, G, T, P or E
- * alone or with iB (powers of 1024), or with B (powers of 1000).  False
- * for anything else, and when it does not fit in 64 bits. */
-bool options_parse_size(const char *s, uint64_t *out);
-
 #endif

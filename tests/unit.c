@@ -1,6 +1,7 @@
 /* Unit tests of the pure functions: size and percent formatting, escaping. */
 #include <config.h>
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,59 @@ static void test_percent(void)
 	expect_str("fmt_percent(huge)", buf, "50.0");
 	fmt_u64(buf, UINT64_MAX);
 	expect_str("fmt_u64(max)", buf, "18446744073709551615");
+}
+
+static void test_parse_size(void)
+{
+	static const struct {
+		const char *in;
+		bool ok;
+		uint64_t want;
+	} cases[] = {
+		{ "0", true, 0 },
+		{ "4096", true, 4096 },
+		{ "1K", true, 1024 },
+		{ "1k", true, 1024 },
+		{ "1KiB", true, 1024 },
+		{ "1KB", true, 1000 },
+		{ "1kB", true, 1000 },
+		{ "3M", true, UINT64_C(3) << 20 },
+		{ "2GiB", true, UINT64_C(2) << 30 },
+		{ "10GB", true, UINT64_C(10000000000) },
+		{ "2T", true, UINT64_C(2) << 40 },
+		{ "1P", true, UINT64_C(1) << 50 },
+		{ "15E", true, UINT64_C(15) << 60 },
+		{ "18EB", true, UINT64_C(18000000000000000000) },
+		{ "18446744073709551615", true, UINT64_MAX },
+		{ "18446744073709551616", false, 0 }, /* 2^64 */
+		{ "16E", false, 0 },                  /* 2^64 */
+		{ "19EB", false, 0 },
+		{ "99999999999999999999999", false, 0 },
+		{ "", false, 0 },
+		{ "-1", false, 0 },
+		{ "+1", false, 0 },
+		{ " 1", false, 0 },
+		{ "1 ", false, 0 },
+		{ "1.5M", false, 0 },
+		{ "0x10", false, 0 },
+		{ "1X", false, 0 },
+		{ "K", false, 0 },
+		{ "1KiBB", false, 0 },
+		{ "1Kib", false, 0 },
+		{ "1B", false, 0 },
+		{ "1\x80", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint64_t got = 12345;
+		bool ok = fmt_parse_size(cases[i].in, &got);
+		checks++;
+		if (ok != cases[i].ok || (ok && got != cases[i].want)) {
+			failures++;
+			fprintf(stderr, "FAIL fmt_parse_size(\"%s\"): %s %llu, want %s %llu\n",
+				cases[i].in, ok ? "ok" : "refused", (unsigned long long)got,
+				cases[i].ok ? "ok" : "refused", (unsigned long long)cases[i].want);
+		}
+	}
 }
 
 typedef void escaper(FILE *, const char *, size_t);
@@ -218,6 +272,7 @@ int main(void)
 {
 	test_human();
 	test_percent();
+	test_parse_size();
 	test_json();
 	test_base64();
 	test_csv();
