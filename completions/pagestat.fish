@@ -1,9 +1,8 @@
 # fish completion for pagestat(1)
 
-# Complete a comma-separated column list for -o/--output: the part after the
-# last comma, keeping the columns before it and an optional leading '+'.
-function __fish_pagestat_columns --description 'Complete pagestat column names'
-    set -l columns \
+# Column names and what they hold, as --help lists them: name, text, ...
+function __fish_pagestat_column_table
+    printf '%s\n' \
         path 'path as given, or as found below a directory' \
         type 'file, directory, blockdev or total' \
         size 'bytes of the inspected range of the file(s)' \
@@ -14,7 +13,25 @@ function __fish_pagestat_columns --description 'Complete pagestat column names'
         writeback 'pages being written back now' \
         evicted 'pages evicted that the kernel still remembers' \
         recently_evicted 'evicted pages that would still be cached in a larger cache' \
-        files 'files counted in the row'
+        files 'files counted in the row' \
+        segments 'with -S: the cached share of each part of the range' \
+        extents 'with -e: cached (or missing) byte extents, START-END'
+end
+
+# One column for -s/--sort: any but the two lists.
+function __fish_pagestat_sort_keys --description 'Complete pagestat sort keys'
+    set -l columns (__fish_pagestat_column_table)
+    for i in (seq 1 2 (count $columns))
+        contains -- $columns[$i] segments extents
+        and continue
+        printf '%s\t%s\n' $columns[$i] $columns[(math $i + 1)]
+    end
+end
+
+# Complete a comma-separated column list for -o/--output: the part after the
+# last comma, keeping the columns before it and an optional leading '+'.
+function __fish_pagestat_columns --description 'Complete pagestat column names'
+    set -l columns (__fish_pagestat_column_table)
 
     # The list may be attached to the option (--output=LIST, -oLIST,
     # -aoLIST); fish puts that part back itself.
@@ -39,6 +56,9 @@ set -l output_seen '__fish_seen_argument -s o -l output -l output-all'
 complete -c pagestat -s a -l all -d 'Also a row for every file inside directories'
 complete -c pagestat -s d -l max-depth -x -d 'Also a row for every directory down to depth N'
 complete -c pagestat -s c -l total -d 'Add a grand-total row (table and CSV)'
+complete -c pagestat -s s -l sort -x -a '(__fish_pagestat_sort_keys)' -d 'Order rows by a column (numbers largest first)'
+complete -c pagestat -l reverse -d 'Reverse the order of --sort or --top'
+complete -c pagestat -l top -x -d 'Only the N first rows in sort order (by cached without --sort)'
 
 # Walk
 complete -c pagestat -s P -l no-dereference -n "not $deref_seen" -d 'Never follow symbolic links (default)'
@@ -46,10 +66,30 @@ complete -c pagestat -s H -l dereference-args -n "not $deref_seen" -d 'Follow sy
 complete -c pagestat -s L -l dereference -n "not $deref_seen" -d 'Follow every symbolic link'
 complete -c pagestat -s x -l one-file-system -d 'Do not descend into other file systems'
 complete -c pagestat -s l -l count-links -d 'Count a hard-linked file each time it is met'
+complete -c pagestat -l exclude -x -d 'Skip files and directories whose name or path matches GLOB'
+complete -c pagestat -l exclude-from -r -F -d 'Skip what matches any glob in FILE, one a line'
+complete -c pagestat -l files0-from -r -F -d 'Inspect the NUL-separated names in FILE (- for stdin)'
 complete -c pagestat -l method -x -d 'How to ask the kernel' -a '
     auto\t"cachestat, else mincore (default)"
     cachestat\t"cachestat(2) only"
     mincore\t"mincore(2) only"'
+
+# Range
+complete -c pagestat -l offset -x -d 'Inspect each file from byte SIZE on (64K, 1MiB, 10GB)'
+complete -c pagestat -l length -x -d 'Inspect at most SIZE bytes (0: to the end)'
+complete -c pagestat -s S -l segments -x -d 'Split each range into N parts (1 to 4096), show the cached share of each'
+# The value of -e is optional, so getopt takes it only attached:
+# --extents=missing, -emissing ("-e missing" makes missing a FILE).  Without
+# -r fish offers a long option's value only after '='.  -e is marked -r so
+# that fish does not offer "-ea" and the like (the "a" would be the value),
+# and its values are offered only attached: the word after "-e" gets files.
+set -l extents_values '
+    cached\t"the cached extents (default)"
+    missing\t"the extents not cached"'
+complete -c pagestat -l extents -f -a $extents_values -d 'List cached byte extents (=missing: the missing ones)'
+complete -c pagestat -s e -d 'List cached byte extents (-emissing: the missing ones)'
+complete -c pagestat -s e -r -f -a $extents_values -d 'Which extents' \
+    -n 'string match -qr -- \'^-[acHLPxlJbpnq]*e\' (commandline -ct)'
 
 # Output
 complete -c pagestat -l format -x -d 'Output format' -a '

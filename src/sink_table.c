@@ -153,10 +153,17 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 			n = (size_t)(stpcpy(buf, "-") - buf);
 		break;
 	case KIND_SEGMENTS:
-		add_bar(sink, row);
-		return;
 	case KIND_EXTENTS:
-		add_extents(sink, row);
+		/* '-' keeps a row without any (a directory, a file with no
+		 * extent) from having a blank cell */
+		if (!row_has_detail(row) || (col->kind == KIND_EXTENTS && row->nextents == 0)) {
+			n = (size_t)(stpcpy(buf, "-") - buf);
+			break;
+		}
+		if (col->kind == KIND_SEGMENTS)
+			add_bar(sink, row);
+		else
+			add_extents(sink, row);
 		return;
 	}
 	reserve(st, n + 1);
