@@ -138,5 +138,6 @@ int main(int argc, char **argv)
 	int status = options_parse(argc, argv, &opts);
 	if (status == OPTIONS_RUN)
 		status = run(&opts);
+	options_free();
 	return close_stdout(status);
 }

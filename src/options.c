@@ -93,6 +93,7 @@ static void usage(FILE *out)
 	      "      --exclude=GLOB      skip files and directories whose name or path\n"
 	      "                          matches GLOB (may be repeated)\n"
 	      "      --exclude-from=FILE skip what matches any glob in FILE, one a line\n"
+	      "                          (- reads standard input)\n"
 	      "      --files0-from=FILE  inspect the NUL-separated names in FILE\n"
 	      "                          (- reads standard input) instead of FILE operands\n"
 	      "      --method=METHOD     auto (default), cachestat or mincore\n"
@@ -197,14 +198,14 @@ static const struct name_value extent_modes[] = {
 	{ NULL, 0 },
 };
 
-/* What --exclude-from and --files0-from read, and the lists made of it:
- * kept until exit, reachable from here. */
-static struct {
-	char *text;
-	size_t len;
-} lists[2];
+/* What --exclude-from and --files0-from read, and the lists pointing into
+ * it: kept until options_free. */
+static char **texts;
+static size_t ntexts;
 static const char **excludes;
 static size_t excludes_cap;
+static const char **exclude_files; /* --exclude-from, read after parsing */
+static size_t nexclude_files;
 static char **names;
 
 static void add_exclude(struct options *opts, const char *glob)
@@ -217,18 +218,18 @@ static void add_exclude(struct options *opts, const char *glob)
 	opts->excludes = excludes;
 }
 
-/* The whole of FILE ("-": standard input) in lists[slot], NUL-terminated;
- * false with errno set when it cannot be read. */
-static bool slurp(const char *file, int slot)
+/* The whole of FILE ("-": standard input), NUL-terminated, its length in
+ * *len; NULL with errno set when it cannot be read. */
+static char *slurp(const char *file, size_t *len)
 {
 	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
 	if (!in)
-		return false;
-	size_t cap = 4096, len = 0;
+		return NULL;
+	size_t cap = 4096, n = 0;
 	char *text = xrealloc(NULL, cap);
 	for (;;) {
-		len += fread(text + len, 1, cap - len - 1, in);
-		if (len < cap - 1)
+		n += fread(text + n, 1, cap - n - 1, in);
+		if (n < cap - 1)
 			break;
 		cap *= 2;
 		text = xrealloc(text, cap);
@@ -236,15 +237,16 @@ static bool slurp(const char *file, int slot)
 	int err = ferror(in) ? errno : 0;
 	if (in != stdin)
 		fclose(in);
-	text[len] = '\0';
 	if (err) {
 		free(text);
-		errno = err ? err : EIO;
-		return false;
+		errno = err;
+		return NULL;
 	}
-	lists[slot].text = text;
-	lists[slot].len = len;
-	return true;
+	text[n] = '\0';
+	*len = n;
+	texts = xrealloc(texts, (ntexts + 1) * sizeof *texts);
+	texts[ntexts++] = text;
+	return text;
 }
 
 static int cannot_read(const char *option, const char *file)
@@ -259,10 +261,11 @@ static int cannot_read(const char *option, const char *file)
 /* --exclude-from: one glob a line; empty lines are skipped. */
 static int read_excludes(struct options *opts, const char *file)
 {
-	if (!slurp(file, 0))
+	size_t len;
+	char *text = slurp(file, &len);
+	if (!text)
 		return cannot_read("--exclude-from", file);
-	char *text = lists[0].text;
-	for (char *line = text; line < text + lists[0].len;) {
+	for (char *line = text; line < text + len;) {
 		char *nl = strchrnul(line, '\n');
 		*nl = '\0';
 		if (*line)
@@ -276,10 +279,10 @@ static int read_excludes(struct options *opts, const char *file)
  * name stays, to be reported in its place, as du does. */
 static int read_names(struct options *opts, const char *file)
 {
-	if (!slurp(file, 1))
+	size_t len, count = 0;
+	char *text = slurp(file, &len);
+	if (!text)
 		return cannot_read("--files0-from", file);
-	char *text = lists[1].text;
-	size_t len = lists[1].len, count = 0;
 	for (size_t i = 0; i < len; i++)
 		count += text[i] == '\0';
 	count += len > 0 && text[len - 1] != '\0';
@@ -367,6 +370,15 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 		opts->sort_key = COL_CACHED;
 	if (files0_from && operands > 0)
 		return usage_error("FILE operands cannot be combined with --files0-from");
+	bool stdin_taken = files0_from && strcmp(files0_from, "-") == 0;
+	for (size_t i = 0; i < nexclude_files; i++) {
+		if (strcmp(exclude_files[i], "-") != 0)
+			continue;
+		if (stdin_taken)
+			return usage_error("standard input can be read once: give '-' to "
+					   "one --files0-from or --exclude-from only");
+		stdin_taken = true;
+	}
 	return OPTIONS_RUN;
 }
 
@@ -400,7 +412,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case 'd':
 			if (!parse_count(optarg, &opts->max_depth))
-				return bad_value("--max-depth", optarg, "a whole number from 0");
+				return bad_value("--max-depth", optarg, "a whole number from 0 to 2147483647");
 			break;
 		case 's':
 			value = column_lookup(optarg, strlen(optarg));
@@ -415,7 +427,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_TOP:
 			if (!parse_count(optarg, &count) || count < 1)
-				return bad_value("--top", optarg, "a whole number from 1");
+				return bad_value("--top", optarg, "a whole number from 1 to 2147483647");
 			opts->top = (uint64_t)count;
 			break;
 		case OPT_EXCLUDE:
@@ -424,8 +436,10 @@ int options_parse(int argc, char **argv, struct options *opts)
 			add_exclude(opts, optarg);
 			break;
 		case OPT_EXCLUDE_FROM:
-			if ((status = read_excludes(opts, optarg)) != OPTIONS_RUN)
-				return status;
+			/* read once every option is known good */
+			exclude_files = xrealloc(exclude_files, (nexclude_files + 1) *
+						 sizeof *exclude_files);
+			exclude_files[nexclude_files++] = optarg;
 			break;
 		case OPT_FILES0_FROM:
 			files0_from = optarg;
@@ -519,8 +533,21 @@ int options_parse(int argc, char **argv, struct options *opts)
 	if (status != OPTIONS_RUN)
 		return status;
 	/* read last: a usage error must not consume standard input first */
+	for (size_t i = 0; i < nexclude_files; i++)
+		if ((status = read_excludes(opts, exclude_files[i])) != OPTIONS_RUN)
+			return status;
 	if (files0_from)
 		return read_names(opts, files0_from);
 	opts->operands = optind < argc ? argv + optind : dot;
 	return OPTIONS_RUN;
+}
+
+void options_free(void)
+{
+	for (size_t i = 0; i < ntexts; i++)
+		free(texts[i]);
+	free(texts);
+	free(excludes);
+	free(exclude_files);
+	free(names);
 }

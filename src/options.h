@@ -45,4 +45,8 @@ struct options {
 
 int options_parse(int argc, char **argv, struct options *opts);
 
+/* Frees what options_parse read from files (the operands and exclusions
+ * of the options it filled point into it). */
+void options_free(void);
+
 #endif
