@@ -8,6 +8,10 @@
  *   pcarrange cache FILE FIRST COUNT  read pages FIRST..FIRST+COUNT-1 only
  *   pcarrange stat FILE               cachestat: cached dirty writeback
  *                                     evicted recently_evicted
+ *   pcarrange holds FILE dropped      exit 0 when no page is cached,
+ *   pcarrange holds FILE PAGES        when pages 0..PAGES-1 are,
+ *   pcarrange holds FILE FIRST COUNT [FIRST COUNT]...
+ *                                     when exactly those pages are; else 1
  *   pcarrange tree DIR DIRS FILES BYTES
  *                                     DIRS directories of FILES files each
  *   pcarrange maxrss OUT CMD [ARG]... run CMD, write its peak RSS (KiB)
@@ -18,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +118,42 @@ static void stat_file(const char *path)
 	close(fd);
 }
 
+static uint64_t cached_pages(int fd, const char *path, uint64_t first, uint64_t count)
+{
+	struct cachestat_range range = { first * (uint64_t)page_size, count * (uint64_t)page_size };
+	struct cachestat cs;
+	if (syscall(__NR_cachestat, fd, &range, &cs, 0) != 0)
+		die("cachestat", path);
+	return cs.nr_cache;
+}
+
+/* Does the arrangement a test made still hold (nothing evicted since)? */
+static int holds(const char *path, int nspec, char **spec)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	bool ok;
+	if (nspec == 1 && strcmp(spec[0], "dropped") == 0) {
+		ok = cached_pages(fd, path, 0, 0) == 0;
+	} else if (nspec == 1) {
+		uint64_t pages = number(spec[0]);
+		ok = cached_pages(fd, path, 0, pages) == pages;
+	} else {
+		uint64_t sum = 0;
+		ok = nspec % 2 == 0;
+		for (int i = 0; ok && i < nspec; i += 2) {
+			uint64_t count = number(spec[i + 1]);
+			ok = cached_pages(fd, path, number(spec[i]), count) == count;
+			sum += count;
+		}
+		/* and nothing else: range length 0 is the whole file */
+		ok = ok && cached_pages(fd, path, 0, 0) == sum;
+	}
+	close(fd);
+	return ok ? 0 : 1;
+}
+
 static void tree(const char *dir, uint64_t dirs, uint64_t files, uint64_t bytes)
 {
 	char path[4096];
@@ -167,6 +208,8 @@ int main(int argc, char **argv)
 		cache(argv[2], number(argv[3]), number(argv[4]));
 	else if (strcmp(cmd, "stat") == 0 && argc == 3)
 		stat_file(argv[2]);
+	else if (strcmp(cmd, "holds") == 0 && argc >= 4)
+		return holds(argv[2], argc - 3, argv + 3);
 	else if (strcmp(cmd, "tree") == 0 && argc == 6)
 		tree(argv[2], number(argv[3]), number(argv[4]), number(argv[5]));
 	else if (strcmp(cmd, "maxrss") == 0 && argc >= 4)

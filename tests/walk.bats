@@ -17,12 +17,7 @@ teardown() {
 		kill "$FIFO_WRITER" 2>/dev/null || true
 		wait "$FIFO_WRITER" 2>/dev/null || true
 	fi
-	if [[ -n ${LOOP_FD-} ]]; then
-		exec {LOOP_FD}<&-
-	fi
-	if [[ -n ${LOOP_DEV-} ]]; then
-		losetup -d "$LOOP_DEV" || true
-	fi
+	remove_loop_device
 	if [[ -n ${MOUNTED-} ]] && mountpoint -q "$MOUNTED"; then
 		umount "$MOUNTED" || umount -l "$MOUNTED" || true
 	fi
@@ -88,25 +83,6 @@ assert_fifo_untouched() {
 	done
 	exec {reader}<&-
 	assert_file_exists "$mark"
-}
-
-# A loop device over a file of 64 pages, kept open (the kernel drops a
-# block device's cache at its last close) with pages 5..7 cached.
-make_loop_device() {
-	require_root "losetup needs root"
-	command -v losetup >/dev/null || skip "losetup (util-linux) is not installed"
-	pcarrange write img $((64 * PAGE))
-	LOOP_DEV=$(losetup -f --show img 2>/dev/null) || {
-		LOOP_DEV=
-		skip "losetup -f --show failed: no loop device available here"
-	}
-	# udev may still be probing the new device: let it finish first
-	if command -v udevadm >/dev/null; then
-		udevadm settle --timeout=5 2>/dev/null || true
-	fi
-	exec {LOOP_FD}<"$LOOP_DEV"
-	pcarrange drop "$LOOP_DEV"
-	pcarrange cache "$LOOP_DEV" 5 3
 }
 
 # ---- rows and totals -----------------------------------------------------
