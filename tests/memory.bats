@@ -81,6 +81,24 @@ assert_rss_bounded() {
 	assert_equal "$(wc -l <out.txt)" 100002
 }
 
+@test "--top 2 keeps 2 rows of 100,000: peak RSS below 8 MiB, where sorting all grows" {
+	skip_under_sanitizers
+	run -0 --separate-stderr measure out.json --top 2 -s cached -a -J "$TREE"
+	assert_rss_bounded
+	local top_rss
+	top_rss=$(<"$BATS_TEST_TMPDIR/rss")
+	assert_equal "$(jq '.rows | length' out.json)" 2
+	assert_equal "$(jq '.total.files' out.json)" 100000
+
+	# the same rows, all kept for --sort: the measure sees the difference
+	run -0 --separate-stderr measure /dev/null -s cached -a -J "$TREE"
+	local sort_rss
+	sort_rss=$(<"$BATS_TEST_TMPDIR/rss")
+	echo "# --top 2: $top_rss KiB; --sort of 100,000 rows: $sort_rss KiB" >&3
+	((sort_rss > top_rss + 4096)) ||
+		fail "sorting 100,000 rows ($sort_rss KiB) should need far more than --top 2 ($top_rss KiB)"
+}
+
 @test "--method=mincore on a 64 GiB sparse file: every page counted, the bitmap stays small" {
 	# one byte per page of the whole file would be 16 MiB with 4 KiB pages
 	local pages=$((64 * 1024 * 1024 * 1024 / PAGE))
