@@ -48,44 +48,13 @@ make_states() {
 	HALF=1 make_cached half 3
 }
 
-# Run CMD... under a seccomp filter that fails syscall 451 (cachestat)
-# with ERRNO, as an old kernel (ENOSYS) or a container profile does.
-# Exits 77 where the filter cannot be installed.
+# Run CMD... where cachestat fails with ERRNO, as on an old kernel
+# (ENOSYS) or under a container's seccomp profile (EPERM): tests/nocachestat
+# installs the filter.  Exits 77 where the filter cannot be installed.
 # usage: without_cachestat ERRNO CMD...
 without_cachestat() {
-	"$PYTHON3" - "$@" <<'PY'
-import ctypes, errno, os, platform, struct, sys
-
-arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(platform.machine())
-if arch is None:
-    sys.exit(77)
-err = getattr(errno, sys.argv[1])
-NR_CACHESTAT = 451
-LD_W_ABS, JEQ_K, RET_K = 0x20, 0x15, 0x06
-ALLOW, ERRNO = 0x7FFF0000, 0x00050000
-insns = [
-    (LD_W_ABS, 0, 0, 4),            # seccomp_data.arch
-    (JEQ_K, 1, 0, arch),
-    (RET_K, 0, 0, ALLOW),           # another ABI: leave it alone
-    (LD_W_ABS, 0, 0, 0),            # seccomp_data.nr
-    (JEQ_K, 0, 1, NR_CACHESTAT),
-    (RET_K, 0, 0, ERRNO | err),
-    (RET_K, 0, 0, ALLOW),
-]
-code = b"".join(struct.pack("=HBBI", *i) for i in insns)
-buf = ctypes.create_string_buffer(code, len(code))
-
-class Prog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-prog = Prog(len(insns), ctypes.addressof(buf))
-libc = ctypes.CDLL(None, use_errno=True)
-PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
-if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or \
-   libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-    sys.exit(77)
-os.execv(sys.argv[2], sys.argv[2:])
-PY
+	rearrange || return
+	"$NOCACHESTAT" "$@"
 }
 
 # ---- which method ----------------------------------------------------------
