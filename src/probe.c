@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -23,6 +25,8 @@
 #define MINCORE_WINDOW ((uint64_t)256 << 20)
 
 static enum probe_method chosen = PROBE_CACHESTAT;
+/* The method for the file being measured: mincore on overlayfs. */
+static enum probe_method method_now;
 static int fallback_errno;
 static uint64_t page_size;
 static unsigned char *mincore_vec;
@@ -104,9 +108,6 @@ int probe_init(enum probe_method want, const char **why)
 		err = try_mincore(fd);
 		if (err == 0) {
 			chosen = PROBE_MINCORE;
-			mincore_vec = malloc(MINCORE_WINDOW / page_size);
-			if (!mincore_vec)
-				err = ENOMEM;
 		}
 		if (err)
 			*why = fallback_errno ? "neither cachestat(2) nor mincore(2) is usable here"
@@ -184,6 +185,8 @@ static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
 			   uint64_t *cached, struct probe_detail *runs)
 {
 	*cached = 0;
+	if (!mincore_vec)
+		mincore_vec = xrealloc(NULL, MINCORE_WINDOW / page_size);
 	for (uint64_t page = first_page; page < end_page;) {
 		uint64_t count = end_page - page;
 		if (count > MINCORE_WINDOW / page_size)
@@ -212,7 +215,7 @@ static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
 /* Cached pages in [first_page, end_page), by the chosen method. */
 static int count_cached(int fd, uint64_t first_page, uint64_t end_page, uint64_t *cached)
 {
-	if (chosen == PROBE_MINCORE)
+	if (method_now == PROBE_MINCORE)
 		return measure_mincore(fd, first_page, end_page, cached, NULL);
 
 	struct cachestat cs;
@@ -318,13 +321,30 @@ static int measure_detail(int fd, uint64_t first_page, uint64_t end_page, uint64
 		err = measure_segments(fd, first_page, end_page, start, end, detail);
 	if (err || detail->extents == EXTENTS_NONE)
 		return err;
-	if (chosen == PROBE_MINCORE)
+	if (method_now == PROBE_MINCORE)
 		err = measure_mincore(fd, first_page, end_page, &cached, detail);
 	else
 		err = bisect_cached(fd, first_page, end_page, cached, detail);
 	if (err == 0)
 		finish_extents(detail, first_page, end_page, start, end);
 	return err;
+}
+
+/* The file system type of a file: one fstatfs for each device met in a
+ * row, which a walk changes seldom. */
+static long fs_type(int fd, const struct stat *st)
+{
+	static dev_t dev;
+	static long type = -1;
+
+	if (type == -1 || st->st_dev != dev) {
+		struct statfs sfs;
+		if (fstatfs(fd, &sfs) != 0)
+			return 0;
+		dev = st->st_dev;
+		type = (long)sfs.f_type;
+	}
+	return type;
 }
 
 static int file_size(int fd, const struct stat *st, uint64_t *size)
@@ -343,6 +363,14 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	if (err)
 		return err;
 
+	long type = S_ISREG(st->st_mode) ? fs_type(fd, st) : 0;
+	if (type == HUGETLBFS_MAGIC)
+		return PROBE_EHUGETLB; /* mincore would call its pages absent */
+	/* cachestat sees an overlayfs file's own empty mapping, zeros; an
+	 * mmap maps the backing file, whose pages mincore then sees */
+	bool overlay = type == OVERLAYFS_SUPER_MAGIC && chosen == PROBE_CACHESTAT;
+	method_now = overlay ? PROBE_MINCORE : chosen;
+
 	/* Clip the range to the file: an offset past the end is empty. */
 	uint64_t start = range->offset < size ? range->offset : size;
 	uint64_t end = size;
@@ -350,7 +378,8 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 		end = start + range->length;
 
 	memset(out, 0, sizeof *out);
-	out->known = probe_known();
+	out->known = method_now == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
+	out->overlay = overlay;
 	out->size = end - start;
 	if (detail)
 		detail->nextents = 0;
@@ -364,7 +393,7 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	uint64_t end_page = (end - 1) / page_size + 1;
 	out->pages = end_page - first_page;
 
-	if (chosen == PROBE_MINCORE) {
+	if (method_now == PROBE_MINCORE) {
 		if (!mincore_allowed(fd, st))
 			return PROBE_EREFUSED;
 		err = measure_mincore(fd, first_page, end_page, &out->cached, NULL);
@@ -373,7 +402,8 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 		/* The exact length, not 0 ("to the end"): pages appended since
 		 * the fstat would otherwise be counted against the smaller size. */
 		if (sys_cachestat(fd, start, end - start, &cs) != 0)
-			return errno == EPERM ? PROBE_EREFUSED : errno;
+			return errno == EPERM ? PROBE_EREFUSED
+			       : errno == EOPNOTSUPP ? PROBE_EHUGETLB : errno;
 		out->cached = cs.nr_cache;
 		out->dirty = cs.nr_dirty;
 		out->writeback = cs.nr_writeback;
@@ -420,6 +450,9 @@ const char *probe_strerror(int err)
 		return "directory cycle: not followed";
 	case PROBE_EREFUSED:
 		return strerror(EPERM);
+	case PROBE_EHUGETLB:
+		return "a hugetlbfs file: the kernel reports no page-cache state for it "
+		       "(Operation not supported)";
 	default:
 		return strerror(err);
 	}
@@ -429,6 +462,8 @@ const char *probe_errname(int err)
 {
 	if (err == PROBE_EREFUSED)
 		err = EPERM;
+	else if (err == PROBE_EHUGETLB)
+		err = EOPNOTSUPP;
 	if (err <= 0)
 		return NULL;
 #ifdef HAVE_STRERRORNAME_NP

@@ -24,6 +24,7 @@ struct pagecache_stat {
 	uint64_t pages; /* pages the range touches */
 	uint64_t cached, dirty, writeback, evicted, recently_evicted;
 	unsigned known; /* PCS_* bits */
+	bool overlay;   /* on overlayfs, measured with mincore */
 };
 
 /* The byte range inspected in every file; length 0 means to the end. */
@@ -62,6 +63,9 @@ enum {
 	/* EPERM from cachestat or mincore, not from open: the kernel's
 	 * owner rule (Linux 6.14 for cachestat), which has a remedy. */
 	PROBE_EREFUSED = -4,
+	/* EOPNOTSUPP from cachestat: a hugetlbfs file, whose huge pages are
+	 * not page cache the kernel can report on. */
+	PROBE_EHUGETLB = -5,
 };
 
 /* Choose the method (auto tries cachestat on a file of its own).  Returns

@@ -43,6 +43,7 @@ struct walk {
 	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
+	bool told_overlay;          /* the overlayfs note is said once */
 };
 
 static size_t linkset_hash(dev_t dev, ino_t ino)
@@ -200,6 +201,12 @@ static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
 	if (err) {
 		fail_entry(w, p, type, "cannot inspect", err);
 		return;
+	}
+	if (stat.overlay && !w->told_overlay && !w->cfg->quiet) {
+		w->told_overlay = true;
+		say_path(w, "", p->fts_path, p->fts_pathlen);
+		fputs(" is on overlayfs, where cachestat(2) sees no cached page: such files\n"
+		      "  are measured with mincore(2), which knows cached pages only\n", stderr);
 	}
 	agg_add(&w->agg, p->fts_level, &stat);
 	if (row)
