@@ -3,7 +3,93 @@
 
 #include "caps.h"
 
+#include <errno.h>
 #include <sys/capability.h>
+#include <sys/prctl.h>
+
+/* All pagestat may need: open any file, and pass the kernel's owner
+ * check of cachestat and mincore. */
+static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER };
+#define NNEEDED (sizeof needed / sizeof needed[0])
+
+static bool is_needed(cap_value_t cap, const bool *held)
+{
+	for (size_t i = 0; i < NNEEDED; i++)
+		if (cap == needed[i])
+			return held[i];
+	return false;
+}
+
+/* The bounding set shrinks only with CAP_SETPCAP effective: raise it for
+ * the drops (it is dropped itself with the rest). */
+static int drop_bounding(cap_t caps, const bool *held, const char **what)
+{
+	cap_value_t setpcap = CAP_SETPCAP;
+
+	if (cap_set_flag(caps, CAP_EFFECTIVE, 1, &setpcap, CAP_SET) != 0 ||
+	    cap_set_proc(caps) != 0) {
+		*what = "cannot raise CAP_SETPCAP to shrink the bounding set";
+		return errno;
+	}
+	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++) {
+		if (is_needed(cap, held) || cap_get_bound(cap) != 1)
+			continue;
+		if (cap_drop_bound(cap) != 0) {
+			*what = "cannot drop a capability from the bounding set";
+			return errno;
+		}
+	}
+	return 0;
+}
+
+int caps_drop(const char **what)
+{
+	cap_t caps = cap_get_proc();
+	if (!caps) {
+		*what = "cannot read the process's capabilities";
+		return errno;
+	}
+	bool held[NNEEDED];
+	cap_flag_value_t value;
+	for (size_t i = 0; i < NNEEDED; i++)
+		held[i] = cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
+			  value == CAP_SET;
+	int err = 0;
+	if (cap_get_flag(caps, CAP_SETPCAP, CAP_PERMITTED, &value) == 0 && value == CAP_SET)
+		err = drop_bounding(caps, held, what);
+	cap_free(caps);
+	if (err)
+		return err;
+
+	/* permitted and effective: the needed ones held; inheritable and
+	 * ambient: nothing, so that no program run later inherits any */
+	caps = cap_init();
+	if (!caps) {
+		*what = "cannot read the process's capabilities";
+		return errno;
+	}
+	for (size_t i = 0; i < NNEEDED; i++)
+		if (held[i] && (cap_set_flag(caps, CAP_PERMITTED, 1, &needed[i], CAP_SET) != 0 ||
+				cap_set_flag(caps, CAP_EFFECTIVE, 1, &needed[i], CAP_SET) != 0))
+			err = errno;
+	if (!err && cap_set_proc(caps) != 0)
+		err = errno;
+	cap_free(caps);
+	if (err) {
+		*what = "cannot drop capabilities";
+		return err;
+	}
+	/* EINVAL: a kernel without ambient capabilities has none to clear */
+	if (cap_reset_ambient() != 0 && errno != EINVAL) {
+		*what = "cannot clear the ambient capabilities";
+		return errno;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		*what = "cannot set no_new_privs";
+		return errno;
+	}
+	return 0;
+}
 
 static bool cap_effective(cap_value_t cap)
 {
