@@ -220,6 +220,13 @@ static void abandon_directory(struct walk *w, const FTSENT *p)
 		agg_leave(&w->agg, p->fts_level);
 }
 
+/* Why a symbolic link cannot be followed: ELOOP or ENOENT, mostly. */
+static int stat_errno(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? ENOENT : errno;
+}
+
 /* fts_number marks a directory met before: fts returns it once more, as
  * FTS_DP, which must then give no row. */
 enum { DIR_SKIPPED = 1 };
@@ -291,8 +298,10 @@ static void visit(struct walk *w, FTS *fts, FTSENT *p)
 		}
 		break;
 	case FTS_SLNONE:
-		if (p->fts_level == 0)
-			fail_entry(w, p, ROW_UNKNOWN, "cannot access", ENOENT);
+		/* a link that leads nowhere (dangling, or looping: fts tells
+		 * not which) where it was to be followed: say why, as du -L */
+		if (p->fts_level == 0 || w->cfg->follow == FOLLOW_ALL)
+			fail_entry(w, p, ROW_UNKNOWN, "cannot access", stat_errno(p->fts_accpath));
 		break;
 	case FTS_DEFAULT:
 		/* FIFOs, sockets and devices are never opened during a walk:
@@ -332,6 +341,26 @@ static void note_operand_files(struct walk *w, char *const *operands)
 	}
 }
 
+/* fts gave up on an operand midway, mostly because a directory it was in
+ * was moved away and it could not climb back ("..").  What was counted
+ * stays in the operand's row and the total, so that rows add up. */
+static void walk_stopped(struct walk *w, const char *operand, int err)
+{
+	size_t len = strlen(operand);
+	int level = agg_open_levels(&w->agg);
+
+	fail(w, operand, len, ROW_DIRECTORY, "the walk stopped in", err);
+	if (!w->cfg->quiet)
+		fputs("  (a directory was probably moved during the walk: the figures of\n"
+		      "  this operand are those counted until then)\n", stderr);
+	/* close the open directories, deepest first, into the operand */
+	const struct agg_sum *sum = NULL;
+	for (; level >= 0; level--)
+		sum = agg_leave(&w->agg, level);
+	if (sum)
+		emit(w, operand, len, ROW_DIRECTORY, &sum->stat, sum->files, 0);
+}
+
 /* Walks one operand; false when the walk must stop (output failed). */
 static bool walk_operand(struct walk *w, char *operand)
 {
@@ -351,8 +380,7 @@ static bool walk_operand(struct walk *w, char *operand)
 		FTSENT *p = fts_read(fts);
 		if (!p) {
 			if (errno)
-				fail(w, operand, strlen(operand), ROW_UNKNOWN, "walk stopped in",
-				     errno);
+				walk_stopped(w, operand, errno);
 			break;
 		}
 		visit(w, fts, p);

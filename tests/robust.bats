@@ -1,8 +1,486 @@
 #!/usr/bin/env bats
-# placeholder: being written
+# Robustness (issue 5): trees that are deep, wide, cyclic or changing
+# under the walk, and output that cannot be written, in every format.
+# The other rows of the issue's table are covered where their area is:
+# walk.bats, cli.bats, names.bats, range.bats, counts.bats, method.bats,
+# and tests/race.c (a file replaced between the walk's stat and the open).
 
 load test_helper
 
-@test "placeholder" {
-	skip "not written yet"
+setup() {
+	require_disk_tmpdir
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The churn loop and the bind mounts outlive a failed test unless they
+# are undone here.
+teardown() {
+	if [[ -n ${CHURN-} ]]; then
+		kill "$CHURN" 2>/dev/null || true
+		wait "$CHURN" 2>/dev/null || true
+		CHURN=
+	fi
+	# a bind stacked on a bind: umount -R takes one level at a time
+	local i
+	if [[ -n ${MOUNTED-} ]]; then
+		for ((i = 0; i < 5; i++)); do
+			mountpoint -q "$MOUNTED" || break
+			umount -R "$MOUNTED" 2>/dev/null || umount -l "$MOUNTED" || break
+		done
+	fi
+}
+
+# pagestat under timeout: a hang fails the test (status 124, said on
+# stderr) instead of stalling the suite.  Never a timing assertion: the
+# bound is far above any run's time.
+bounded() {
+	rearrange || return
+	local status=0
+	timeout 120 "$PAGESTAT" "$@" || status=$?
+	note_if_disturbed
+	((status != 124)) || echo "pagestat did not end within 120 s: $*" >&2
+	return "$status"
+}
+
+# Every line on stderr is pagestat's (a message or its indented
+# continuation): no "Broken pipe" from the shell, no sanitizer report.
+assert_stderr_clean() {
+	local line
+	[[ -n $stderr ]] || return 0
+	while IFS= read -r line; do
+		[[ $line == "pagestat: "* || $line == "  "* ]] ||
+			fail "a stray line on stderr: $line"$'\n'"stderr: $stderr"
+	done <<<"$stderr"
+}
+
+# ---- depth ---------------------------------------------------------------
+
+# ROOT, then DEPTH directories ROOT/d/d/.../d; each LEVEL=FILE hard-links
+# FILE into the directory at that depth (ROOT is depth 0).  Hard links,
+# so that the cache state arranged on FILE (a path short enough for
+# pcarrange) is the state of the file deep in the chain.
+# usage: make_chain ROOT DEPTH [LEVEL=FILE]...
+make_chain() {
+	"$PYTHON3" - "$@" <<-'EOF'
+		import os, sys
+		root, depth = sys.argv[1], int(sys.argv[2])
+		links = {}
+		for spec in sys.argv[3:]:
+		    level, path = spec.split("=", 1)
+		    links.setdefault(int(level), []).append(os.path.abspath(path))
+		os.mkdir(root)
+		os.chdir(root)  # relative steps: the whole path is past PATH_MAX
+		for level in range(depth + 1):
+		    for src in links.get(level, []):
+		        os.link(src, os.path.basename(src))
+		    if level < depth:
+		        os.mkdir("d")
+		        os.chdir("d")
+	EOF
+}
+
+# chain/top at depth 0: 3 pages cached; chain/d/one: 2 pages, none;
+# at depth 2500 mid: 8 pages, 2..4 cached; at depth 5000 bottom: 5 cached.
+make_deep_chain() {
+	mkdir orig
+	make_cached orig/top 3
+	make_dropped orig/one 2
+	make_partial orig/mid 8 2 3
+	make_cached orig/bottom 5
+	make_chain chain 5000 0=orig/top 1=orig/one 2500=orig/mid 5000=orig/bottom
+}
+
+# The path of the directory at DEPTH in the chain.
+chain_dir() {
+	local path=chain level
+	for ((level = 0; level < $1; level++)); do path+=/d; done
+	echo "$path"
+}
+
+@test "a 5,000-deep chain (paths past PATH_MAX): walked to the bottom, exact totals" {
+	make_deep_chain
+	local bottom mid path_max
+	bottom=$(chain_dir 5000)/bottom mid=$(chain_dir 2500)/mid
+	path_max=$(getconf PATH_MAX /)
+	((${#bottom} > 2 * path_max)) || fail "the chain is not deep enough: ${#bottom} bytes"
+
+	run -0 --separate-stderr bounded -J chain
+	assert_equal "$stderr" ""
+	assert_row chain type=directory files=4 size=$((18 * PAGE)) pages=18 cached=11
+	assert_total files=4 pages=18 cached=11
+	assert_equal "$(json_field .errors)" 0
+
+	run -0 --separate-stderr bounded -J -a chain
+	assert_row chain/top pages=3 cached=3
+	assert_row chain/d/one pages=2 cached=0
+	assert_row "$mid" pages=8 cached=3
+	assert_row "$bottom" type=file pages=5 cached=5
+	assert_row chain files=4 cached=11
+	assert_equal "$(jq '.rows | length' <<<"$output")" 5
+}
+
+@test "a 5,000-deep chain with -d: a row for each of the 5,001 directories, each total exact" {
+	make_deep_chain
+	# files below depth D: 4 at 0, 3 at 1, 2 down to 2500, 1 below
+	run -0 --separate-stderr bounded --format=ndjson -d 6000 -o path,type,files,cached chain
+	assert_equal "$stderr" ""
+	local wrong
+	wrong=$(jq -s -c '[.[] | select(.type == "directory")
+		| {depth: (.path | split("/") | length - 1), files, cached}
+		| select(.files != (if .depth == 0 then 4 elif .depth == 1 then 3 elif .depth <= 2500 then 2 else 1 end)
+			or .cached != (if .depth == 0 then 11 elif .depth <= 2500 then 8 else 5 end))]' <<<"$output")
+	assert_equal "wrong rows: $wrong" "wrong rows: []"
+	assert_equal "$(jq -s '[.[] | select(.type == "directory") | .path] | unique | length' <<<"$output")" 5001
+	assert_equal "$(jq -s -c '.[-1]' <<<"$output")" \
+		"{\"type\":\"total\",\"files\":4,\"cached\":11,\"cached_bytes\":$((11 * PAGE))}"
+}
+
+@test "a 5,000-deep chain with -L: exact totals, or the depth it cannot reach named, exit 1" {
+	# fts follows links by whole paths (FTS_LOGICAL implies FTS_NOCHDIR),
+	# so past PATH_MAX it cannot go on, as du -L cannot: then it must say
+	# so, never give a short total with exit 0
+	make_deep_chain
+	run --separate-stderr bounded -J -L chain
+	if ((status == 0)); then
+		assert_total files=4 pages=18 cached=11
+		assert_equal "$stderr" ""
+	else
+		assert_equal "$status" 1
+		assert_stderr_has "File name too long"
+		assert_equal "$(json_field '[.rows[] | select(.errno == "ENAMETOOLONG")] | length')" 1
+		assert_equal "$(json_field .errors)" 1
+		echo "# -L stops at PATH_MAX, says so: total $(json_field .total.files) of 4 files" >&3
+	fi
+}
+
+# ---- width -----------------------------------------------------------------
+
+@test "100,000 entries in one directory: all counted; the memory fts needs for them, measured" {
+	"$PCARRANGE" tree flat 1 100000 0
+	"$PCARRANGE" tree tree 100 1000 0
+	# 100,000 rows: to a file, not through run
+	pcarrange maxrss rss.flat-a "$PAGESTAT" -a -J flat/d0 >flat.json 2>flat.err ||
+		fail "exit $?: $(<flat.err)"
+	assert_equal "$(<flat.err)" ""
+	assert_equal "$(jq '[.rows[] | select(.type == "file")] | length' flat.json)" 100000
+	assert_equal "$(jq -r '.rows[-1] | "\(.path) \(.files)"' flat.json)" "flat/d0 100000"
+	assert_equal "$(jq '.total.files' flat.json)" 100000
+	assert_equal "$(jq '.errors' flat.json)" 0
+
+	[[ ${PAGESTAT_SANITIZERS-} != yes ]] ||
+		skip "built with sanitizers (PAGESTAT_SANITIZERS=yes): ASan inflates RSS"
+	pcarrange maxrss rss.flat "$PAGESTAT" flat/d0 >/dev/null
+	pcarrange maxrss rss.tree "$PAGESTAT" tree >/dev/null
+	local flat_a flat tree per_entry
+	flat_a=$(<rss.flat-a) flat=$(<rss.flat) tree=$(<rss.tree)
+	per_entry=$(((flat - tree) * 1024 / 100000))
+	echo "# peak RSS: one directory of 100,000: $flat KiB ($flat_a KiB with -a -J);" \
+		"100 of 1,000: $tree KiB; $per_entry bytes per entry of the largest directory" >&3
+	# fts reads a whole directory before returning its first entry (an
+	# FTSENT and a struct stat each): memory grows with the largest
+	# directory, not constant.  What must hold: rows are streamed (a row
+	# for each of the 100,000 costs nothing more), and the cost per entry
+	# stays fts's own.
+	((flat_a < flat + 4096)) ||
+		fail "a row for each entry ($flat_a KiB) costs more than none ($flat KiB): rows are kept"
+	((per_entry < 512)) ||
+		fail "$per_entry bytes per directory entry: more than fts's FTSENT and stat"
+}
+
+# ---- cycles ------------------------------------------------------------------
+# walk.bats covers a link to an ancestor with -L ("-L: a directory link to
+# its ancestor is reported, not followed") and -P/-H never following.
+
+@test "-L: two directories linked to each other: one cycle reported, each file once" {
+	mkdir -p top/a top/b
+	make_cached top/a/fa 2
+	make_partial top/b/fb 4 0 1
+	ln -s ../b top/a/tob
+	ln -s ../a top/b/toa
+	run -1 --separate-stderr bounded -J -L -a top
+	assert_equal "$(grep -c cycle <<<"$stderr")" 1
+	assert_equal "$(json_field '[.rows[] | select(.error) | .error]')" "$(jq -n '["directory cycle: not followed"]')"
+	assert_equal "$(json_field '[.rows[] | select(.type == "file")] | length')" 2
+	assert_row top files=2 pages=6 cached=3
+	assert_total files=2 pages=6 cached=3
+	assert_equal "$(json_field .errors)" 1
+}
+
+@test "-L: links that loop among themselves (l -> l, a -> b -> a): each named with ELOOP, exit 1" {
+	# as du -L, find -L and ls -L do: such a link leads nowhere, and
+	# passing over it in silence would claim every file was inspected
+	mkdir dir
+	make_cached dir/f 2
+	ln -s self dir/self
+	ln -s b dir/a
+	ln -s a dir/b
+	run -1 --separate-stderr bounded -J -L -a dir
+	assert_stderr_has "'dir/self'" "'dir/a'" "'dir/b'" "Too many levels of symbolic links"
+	assert_row dir/self errno=ELOOP
+	assert_row dir/a errno=ELOOP
+	assert_row dir/b errno=ELOOP
+	assert_row dir files=1 cached=2
+	assert_equal "$(json_field .errors)" 3
+}
+
+@test "a looping link named with -L or -H: ELOOP, not 'No such file or directory'" {
+	ln -s self self
+	for opt in -L -H; do
+		run -1 --separate-stderr bounded -J $opt self
+		assert_stderr_has "'self'" "Too many levels of symbolic links"
+		assert_row self errno=ELOOP
+	done
+}
+
+@test "a directory bind-mounted inside itself: the cycle reported once, no hang, exit 1 (-P, -L, -x)" {
+	require_root "bind mounts need root"
+	mkdir -p b/inner b/sub
+	make_cached b/f 2
+	make_partial b/sub/g 4 1 1
+	mount --bind b b/inner 2>/dev/null || skip "cannot bind-mount here"
+	MOUNTED=$PWD/b/inner
+	# a second, recursive bind stacks the first inside: still one cycle
+	for stack in bind rbind; do
+		if [[ $stack == rbind ]]; then
+			mount --rbind b b/inner || fail "mount --rbind failed"
+		fi
+		for opt in -P -L -x; do
+			run -1 --separate-stderr bounded -J -a $opt b
+			assert_equal "$(grep -c . <<<"$stderr")" 1
+			assert_stderr_has "'b/inner'" "cycle"
+			assert_row b/inner type=directory error="directory cycle: not followed"
+			assert_row b/f cached=2
+			assert_row b/sub/g cached=1
+			assert_row b files=2 pages=6 cached=3
+			assert_equal "$(json_field '.rows | length')" 4
+			assert_equal "$(json_field .errors)" 1
+		done
+	done
+}
+
+# ---- a tree changing during the walk ---------------------------------------
+
+# Creates, writes, renames and deletes files and directories in ROOT
+# without pause (only empty directories are removed, so the tree keeps
+# its size), puts symbolic links (some to ..) and FIFOs in place of
+# files, until killed or after 600 s (should teardown never come).
+# ROOT starts as 3 levels of directories d0..d2 holding files f0..f59:
+# a walk long enough for the loop to change what it has listed but not
+# yet opened.
+write_churn() {
+	cat >churn.py <<-'EOF'
+		import os, random, sys, time
+		root = sys.argv[1]
+		dirs = ["d%d" % i for i in range(3)]
+		files = ["f%d" % i for i in range(60)]
+		rnd = random.Random(5)
+		def path():
+		    last = rnd.choice(dirs) if rnd.random() < 0.2 else rnd.choice(files)
+		    return os.path.join(root, *rnd.choices(dirs, k=rnd.randint(0, 2)), last)
+		def write(p):
+		    tmp = p + ".tmp"
+		    with open(tmp, "wb") as f:
+		        f.write(b"x" * rnd.choice([0, 100, 4096, 20000]))
+		    os.rename(tmp, p)
+		def replace(p, make):
+		    tmp = p + ".new"
+		    make(tmp)
+		    os.rename(tmp, p)
+		actions = [
+		    (35, write),
+		    (8, lambda p: os.mkdir(p)),
+		    (20, lambda p: os.rename(path(), p)),
+		    (12, lambda p: os.unlink(p)),
+		    (2, lambda p: os.rmdir(p)),
+		    (8, lambda p: replace(p, lambda t: os.symlink(rnd.choice(["..", "d1", "../d2", "nowhere"]), t))),
+		    (8, lambda p: replace(p, os.mkfifo)),
+		]
+		weights = [w for w, _ in actions]
+		deadline = time.time() + 600
+		while time.time() < deadline and os.path.isdir(root):
+		    p = path()
+		    try:
+		        rnd.choices(actions, weights)[0][1](p)
+		    except OSError:
+		        pass
+	EOF
+	"$PYTHON3" - "$1" <<-'EOF'
+		import itertools, os, sys
+		for depth in range(3):
+		    for parts in itertools.product(["d0", "d1", "d2"], repeat=depth):
+		        d = os.path.join(sys.argv[1], *parts)
+		        os.makedirs(d, exist_ok=True)
+		        for i in range(60):
+		            with open(os.path.join(d, "f%d" % i), "wb") as f:
+		                f.write(b"y" * 5000)
+	EOF
+}
+
+# The document in $output holds together: errors count the error rows,
+# exit 1 comes with errors and 0 without, the file rows add up to the
+# operand's row and to the total.
+assert_json_consistent() {
+	local ok
+	ok=$(jq --argjson status "$status" '
+		(.rows | type == "array") and .total.type == "total"
+		and .errors == ([.rows[] | select(has("error"))] | length)
+		and ((.errors > 0) == ($status == 1))
+		and (.rows[-1].path == "tree" and .rows[-1].type == "directory")
+		and ([.rows[] | select(.type == "file")] as $f
+			| ($f | map(.files) | add // 0) == .total.files
+			and ($f | map(.cached) | add // 0) == .total.cached
+			and ($f | map(.pages) | add // 0) == .total.pages
+			and .rows[-1].files == .total.files and .rows[-1].cached == .total.cached)' \
+		<<<"$output") || fail "not valid JSON (exit $status), ending: $(tail -c 2000 <<<"$output")"
+	[[ $ok == true ]] ||
+		fail "the document does not hold together (exit $status), ending: $(tail -c 2000 <<<"$output")"
+}
+
+# The same for ndjson: each line one object, the total last.
+assert_ndjson_consistent() {
+	local objects lines ok
+	objects=$(jq -c . <<<"$output" | grep -c .) || fail "not valid ndjson, ending: $(tail -c 2000 <<<"$output")"
+	lines=$(grep -c . <<<"$output")
+	assert_equal "objects: $objects" "objects: $lines"
+	ok=$(jq -s '
+		.[-1].type == "total" and ([.[] | select(.type == "total")] | length) == 1
+		and .[-2].path == "tree"
+		and ([.[] | select(.type == "file")] as $f
+			| ($f | map(.files) | add // 0) == .[-1].files
+			and ($f | map(.cached) | add // 0) == .[-1].cached
+			and .[-2].files == .[-1].files)' <<<"$output")
+	[[ $ok == true ]] ||
+		fail "the rows do not add up to the total (exit $status), ending: $(tail -c 2000 <<<"$output")"
+}
+
+# And for CSV, read by Python's csv module.
+assert_csv_consistent() {
+	"$PYTHON3" -c '
+import csv, io, sys
+rows = list(csv.reader(io.StringIO(sys.stdin.read(), newline="")))
+head, body = rows[0], rows[1:]
+assert head[:2] == ["path", "type"], head
+assert all(len(r) == len(head) for r in body), "rows of unequal length"
+col = {name: i for i, name in enumerate(head)}
+files = [r for r in body if r[col["type"]] == "file"]
+dirs = [r for r in body if r[col["type"]] == "directory"]
+assert [r[col["path"]] for r in dirs] == ["tree"], "directory rows: %r" % dirs
+for key in ("files", "size", "pages", "cached", "dirty"):
+    total = sum(int(r[col[key]]) for r in files)
+    assert total == int(dirs[0][col[key]]), "%s: files add up to %d, the row says %s" % (key, total, dirs[0][col[key]])
+' <<<"$output" || fail "CSV that does not hold together (exit $status), ending: $(tail -c 2000 <<<"$output")"
+}
+
+@test "a tree changing under the walk: every run ends, exit 0 or 1, output valid and adding up" {
+	write_churn tree
+	"$PYTHON3" churn.py tree >/dev/null 2>&1 3>&- &
+	CHURN=$!
+	# not i: bats's run changes a global i (bats_any_in)
+	local round format runs=0
+	local -A met=([json]=0 [csv]=0 [ndjson]=0 [json-L]=0)
+	for ((round = 0; round < 20; round++)); do
+		for format in json csv ndjson json-L; do
+			case $format in
+			json-L) run --separate-stderr bounded -a -J -L tree ;;
+			*) run --separate-stderr bounded -a --format=$format tree ;;
+			esac
+			runs=$((runs + 1))
+			((status == 0 || status == 1)) ||
+				fail "run $runs ($format): exit $status"$'\n'"stderr: $stderr"
+			((status == 0)) || met[$format]=$((met[$format] + 1))
+			assert_stderr_clean
+			case $format in
+			json*) assert_json_consistent ;;
+			csv) assert_csv_consistent ;;
+			ndjson) assert_ndjson_consistent ;;
+			esac
+		done
+	done
+	kill -0 "$CHURN" || fail "the churn loop ended early: the tree stood still"
+	echo "# $runs runs while the tree changed; exit 1 (a change met): json ${met[json]}," \
+		"csv ${met[csv]}, ndjson ${met[ndjson]}, json -L ${met[json-L]}" >&3
+}
+
+@test "a directory moved out of the tree while the walk is inside it: said, exit 1, totals add up" {
+	command -v gdb >/dev/null || skip "gdb is not installed"
+	local d moved code
+	mkdir tree elsewhere
+	for d in a0 a1 a2 a3 a4; do
+		mkdir -p "tree/$d/sub"
+		make_cached "tree/$d/sub/in-$d" 2
+		make_cached "tree/$d/f" 1
+	done
+	# fts lists a directory in readdir order: the first one listed is
+	# moved, so that the walk has the others still to do
+	moved=$(ls -U tree | head -n 1)
+	# gdb stops pagestat about to open tree/$moved/sub/in-$moved, and the
+	# directory is moved away then: the same moment every run, no sleeping
+	rearrange
+	run timeout 120 gdb -q -batch -ex 'set breakpoint pending on' \
+		-ex "break probe_path if \$_streq(path, \"in-$moved\")" \
+		-ex 'set args -a --format=ndjson tree >out.ndjson 2>err' -ex run \
+		-ex "shell mv tree/$moved elsewhere/" -ex continue --args "$PAGESTAT"
+	[[ $output == *"Breakpoint 1, probe_path"* ]] ||
+		skip "gdb could not stop pagestat in probe_path: $output"
+	code=$(sed -n 's/.*exited with code \([0-9]*\).*/\1/p; s/.*exited normally.*/0/p' <<<"$output")
+	[[ $code == 0 || $code == 01 ]] || fail "pagestat did not end with 0 or 1: $output"
+	output=$(<out.ndjson) stderr=$(<err) status=$((10#$code))
+	assert_stderr_clean
+	assert_ndjson_consistent
+	# glibc's fts works by chdir and cannot climb back out of a moved
+	# directory: it gives up on the operand.  What was counted stays in
+	# the operand's row and the total (checked above), the failure is said
+	# and counted.  Walking the rest needs an fts that keeps directory
+	# descriptors (a known gap, in the issue's note).
+	assert_equal "exit $status" "exit 1"
+	assert_stderr_has "the walk stopped in 'tree'" "moved during the walk"
+	assert_equal "$(jq -s '[.[] | select(.error)] | map(.path) | join(" ")' <<<"$output")" '"tree"'
+}
+
+# ---- output that cannot be written -------------------------------------------
+# cli.bats covers the table and JSON of a small run: /dev/full ("stdout on
+# a full device"), a reader quitting ("a reader that quits early") and a
+# closed stdout ("stdout closed").  Here every format, with more output
+# than stdio buffers, so that the failure comes in mid-walk.
+
+@test "every format, output past the buffers: /dev/full and closed stdout exit 3, said once; a quitting reader, silently" {
+	local files=$((64 * PAGE / 100 / 20 + 1)) format
+	pcarrange tree big 20 "$files" 1
+	for format in table csv json ndjson; do
+		run -3 --separate-stderr bash -c '"$PAGESTAT" -a --format="$1" big >/dev/full' _ "$format"
+		assert_equal "$stderr" "pagestat: write error: No space left on device"
+		refute_output
+		run -3 --separate-stderr bash -c '"$PAGESTAT" -a --format="$1" big >&-' _ "$format"
+		assert_equal "$(grep -c . <<<"$stderr")" 1
+		assert_stderr_has "pagestat: write error"
+		run -3 --separate-stderr bash -c 'set -o pipefail; "$PAGESTAT" -a --format="$1" big | head -n 1' _ "$format"
+		assert_equal "$stderr" ""
+		assert_equal "${#lines[@]}" 1
+	done
+}
+
+# ---- sparse and huge files ---------------------------------------------------
+# counts.bats covers the empty file, method.bats a /proc file (both with
+# percent null), range.bats the 2 TiB file with -S and -e.
+
+@test "a sparse file: holes are pages; a 2 TiB file with nothing cached: percent 0, not null" {
+	truncate -s $((20 * PAGE)) sparse
+	dd if=/dev/zero of=sparse bs="$PAGE" seek=3 count=1 conv=notrunc status=none
+	dd if=/dev/zero of=sparse bs="$PAGE" seek=12 count=1 conv=notrunc status=none
+	(($(stat -c '%b * %B' sparse) < 20 * PAGE)) || skip "this file system does not keep holes"
+	# one page read from a hole is cached as any other
+	arrange_pages sparse 3 1 7 1 12 1
+	run -0 --separate-stderr pagestat -J sparse
+	assert_row sparse size=$((20 * PAGE)) pages=20 cached=3 percent=15
+
+	truncate -s $((2 ** 41)) big 2>/dev/null || skip "this file system refuses a 2 TiB sparse file"
+	arrange_pages big
+	local pages=$((2 ** 41 / PAGE))
+	run -0 --separate-stderr pagestat -J big
+	assert_row big size=$((2 ** 41)) pages=$pages cached=0 percent=0
+	assert_equal "$(json_field '.rows[0].percent | type')" number
+	run -0 --separate-stderr pagestat --csv -n -o path,pages,cached,percent big
+	assert_output "big,$pages,0,0,0.0"
+	run -0 --separate-stderr pagestat -n -p -o pages,cached,percent big
+	assert_output "$pages 0 0.0%"
 }
