@@ -77,7 +77,9 @@ bool fmt_parse_size(const char *s, uint64_t *out)
 		return false;
 	uint64_t factor = 1;
 	if (*end) {
-		char letter = end[0] >= 'a' && end[0] <= 'z' ? (char)(end[0] - 'a' + 'A') : end[0];
+		char letter = end[0];
+		if (letter >= 'a' && letter <= 'z')
+			letter = (char)(letter - 'a' + 'A');
 		const char *unit = memchr(units, letter, sizeof units - 1);
 		if (!unit)
 			return false;

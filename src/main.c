@@ -31,11 +31,13 @@ static void on_sigpipe(int sig)
 
 /* With stdin, stdout or stderr closed, the next open() would take its
  * number, and output could land in a file being inspected. */
-static void guard_std_fds(void)
+static bool guard_std_fds(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
-		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
-			open("/dev/null", O_RDONLY); /* writes to it fail: EBADF */
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", O_RDONLY) != fd) /* writes to it fail: EBADF */
+			return false;
+	return true;
 }
 
 static int run(const struct options *opts)
@@ -139,7 +141,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pagestat: %s: %s\n", what, strerror(err));
 		return EXIT_FATAL;
 	}
-	guard_std_fds();
+	if (!guard_std_fds()) {
+		fputs("pagestat: cannot open /dev/null in place of a closed standard "
+		      "descriptor\n", stderr);
+		return EXIT_FATAL;
+	}
 	setlocale(LC_CTYPE, "");
 	signal(SIGPIPE, on_sigpipe);
 

@@ -239,7 +239,7 @@ static int bisect_cached(int fd, uint64_t first, uint64_t end, uint64_t cached,
 		add_run(detail, first, end);
 		return 0;
 	}
-	uint64_t mid = first + (end - first) / 2, left;
+	uint64_t mid = first + (end - first) / 2, left = 0;
 	int err = count_cached(fd, first, mid, &left);
 	if (err)
 		return err;

@@ -78,8 +78,12 @@ static void add_bar(struct sink *sink, const struct row *row)
 			memcpy(st->cells + st->len, eighths[level], n);
 			st->len += n;
 		} else {
-			st->cells[st->len++] = cached == 0 ? '.' : cached >= pages ? '#'
-					       : (char)('0' + cached * 10 / pages);
+			char cell = (char)('0' + cached * 10 / pages);
+			if (cached == 0)
+				cell = '.';
+			else if (cached >= pages)
+				cell = '#';
+			st->cells[st->len++] = cell;
 		}
 	}
 	st->cells[st->len++] = '\0';

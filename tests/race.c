@@ -326,13 +326,14 @@ int main(void)
 	}
 	signal(SIGALRM, watchdog);
 
-	char dir[] = "/var/tmp/pagestat-race.XXXXXX";
 	const char *tmp = getenv("TMPDIR");
 	char tmpl[4096];
 	snprintf(tmpl, sizeof tmpl, "%s/pagestat-race.XXXXXX", tmp && *tmp ? tmp : "/var/tmp");
 	char *made = mkdtemp(tmpl);
-	if (!made)
+	if (!made) {
+		static char dir[] = "/var/tmp/pagestat-race.XXXXXX";
 		made = mkdtemp(dir);
+	}
 	if (!made || chdir(made) != 0 || statfs(".", &sfs) != 0)
 		die("mkdtemp");
 	printf("# in %s, method %s\n", made, probe_method_name(probe_method()));

@@ -238,6 +238,7 @@ static void test_terminal(void)
 	expect_terminal("term utf8 on C locale", "caf\xc3\xa9", 5, 0, "caf\\xc3\\xa9");
 	expect_terminal("term invalid", "a\xff", 2, 1, "a\\xff");
 	expect_terminal("term C1 CSI", "\xc2\x9b", 2, 1, "\\u{009b}");
+	/* NOLINTNEXTLINE(misc-misleading-bidirectional): the bytes are escaped, on purpose */
 	expect_terminal("term bidi override", "\xe2\x80\xae", 3, 1, "\\u{202e}");
 
 	/* Truncation keeps a NUL and reports the full length. */
