@@ -9,22 +9,6 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# A usage error: status 2, nothing on stdout (nothing half-done), a
-# message on stderr from pagestat holding each WANT.
-# usage: refused WANT... -- ARG...
-refused() {
-	local -a wants=()
-	while [[ $1 != -- ]]; do
-		wants+=("$1")
-		shift
-	done
-	shift
-	run -2 --separate-stderr pagestat "$@"
-	refute_output
-	[[ $stderr == "pagestat: "* ]] || fail "stderr does not start with 'pagestat: ': $stderr"
-	assert_stderr_has "${wants[@]}"
-}
-
 # BYTES the way the table writes them: IEC, one decimal, rounded to the
 # nearest tenth; below 1 KiB a whole number of bytes.
 human() {

@@ -34,22 +34,6 @@ joined_lines() {
 	echo "${lines[*]}"
 }
 
-# A usage error: status 2, nothing on stdout, a message from pagestat
-# holding each WANT.
-# usage: refused WANT... -- ARG...
-refused() {
-	local -a wants=()
-	while [[ $1 != -- ]]; do
-		wants+=("$1")
-		shift
-	done
-	shift
-	run -2 --separate-stderr pagestat "$@"
-	refute_output
-	[[ $stderr == "pagestat: "* ]] || fail "stderr does not start with 'pagestat: ': $stderr"
-	assert_stderr_has "${wants[@]}"
-}
-
 # As refused, with a list of names on standard input and --files0-from=-
 # (first, unless ARGs place it): the usage error must come before anything
 # is read or inspected, so the list is still unread afterwards (stdin is a

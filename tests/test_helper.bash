@@ -178,6 +178,22 @@ assert_row() {
 	done
 }
 
+# A usage error: status 2, nothing on stdout (nothing half-done), a
+# message on stderr from pagestat holding each WANT.
+# usage: refused WANT... -- ARG...
+refused() {
+	local -a wants=()
+	while [[ $1 != -- ]]; do
+		wants+=("$1")
+		shift
+	done
+	shift
+	run -2 --separate-stderr pagestat "$@"
+	refute_output
+	[[ $stderr == "pagestat: "* ]] || fail "stderr does not start with 'pagestat: ': $stderr"
+	assert_stderr_has "${wants[@]}"
+}
+
 # Each KEY of the total of the JSON document in $output is VALUE.
 assert_total() {
 	local kv got
