@@ -40,73 +40,100 @@ size_t esc_utf8_length(const unsigned char *s, size_t n)
 	return len;
 }
 
-bool esc_json_string(FILE *out, const char *s, size_t n)
+/* Bytes a JSON string holds as they are: printable ASCII but " and \. */
+static const bool json_plain[256] = {
+	[' ' ... '!'] = true, /* '"' between */
+	['#' ... '['] = true, /* '\\' between */
+	[']' ... '~'] = true,
+};
+
+bool esc_json_sb(struct strbuf *sb, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
 	bool valid = true;
 
-	putc_unlocked('"', out);
+	sb_putc(sb, '"');
 	for (size_t i = 0; i < n;) {
+		size_t run = i;
+		while (run < n && json_plain[p[run]])
+			run++;
+		if (run > i) {
+			sb_put(sb, p + i, run - i);
+			i = run;
+			continue;
+		}
 		unsigned char c = p[i];
 		if (c >= 0x80) {
 			size_t len = esc_utf8_length(p + i, n - i);
 			if (len == 0) {
-				fputs_unlocked("\xef\xbf\xbd", out); /* U+FFFD */
+				sb_put(sb, "\xef\xbf\xbd", 3); /* U+FFFD */
 				valid = false;
 				i++;
 			} else {
-				fwrite_unlocked(p + i, 1, len, out);
+				sb_put(sb, p + i, len);
 				i += len;
 			}
 			continue;
 		}
 		i++;
 		switch (c) {
-		case '"':  fputs_unlocked("\\\"", out); break;
-		case '\\': fputs_unlocked("\\\\", out); break;
-		case '\b': fputs_unlocked("\\b", out); break;
-		case '\f': fputs_unlocked("\\f", out); break;
-		case '\n': fputs_unlocked("\\n", out); break;
-		case '\r': fputs_unlocked("\\r", out); break;
-		case '\t': fputs_unlocked("\\t", out); break;
-		default:
-			if (c < 0x20 || c == 0x7f) {
-				fputs_unlocked("\\u00", out);
-				putc_unlocked(hex[c >> 4], out);
-				putc_unlocked(hex[c & 0xf], out);
-			} else {
-				putc_unlocked(c, out);
-			}
+		case '"':  sb_put(sb, "\\\"", 2); break;
+		case '\\': sb_put(sb, "\\\\", 2); break;
+		case '\b': sb_put(sb, "\\b", 2); break;
+		case '\f': sb_put(sb, "\\f", 2); break;
+		case '\n': sb_put(sb, "\\n", 2); break;
+		case '\r': sb_put(sb, "\\r", 2); break;
+		case '\t': sb_put(sb, "\\t", 2); break;
+		default: { /* the other controls, and DEL */
+			char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf] };
+			sb_put(sb, u, sizeof u);
+		}
 		}
 	}
-	putc_unlocked('"', out);
+	sb_putc(sb, '"');
 	return valid;
 }
 
-void esc_base64(FILE *out, const char *s, size_t n)
+bool esc_json_string(FILE *out, const char *s, size_t n)
+{
+	struct strbuf sb = { 0 };
+	bool valid = esc_json_sb(&sb, s, n);
+	sb_write(&sb, out);
+	sb_free(&sb);
+	return valid;
+}
+
+void esc_base64_sb(struct strbuf *sb, const char *s, size_t n)
 {
 	static const char digits[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 
+	sb_reserve(sb, (n + 2) / 3 * 4);
 	for (; i + 3 <= n; i += 3) {
 		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		putc_unlocked(digits[v >> 18], out);
-		putc_unlocked(digits[(v >> 12) & 63], out);
-		putc_unlocked(digits[(v >> 6) & 63], out);
-		putc_unlocked(digits[v & 63], out);
+		char quad[4] = { digits[v >> 18], digits[(v >> 12) & 63],
+				 digits[(v >> 6) & 63], digits[v & 63] };
+		sb_put(sb, quad, 4);
 	}
 	if (i < n) {
 		uint32_t v = (uint32_t)p[i] << 16;
 		if (i + 1 < n)
 			v |= (uint32_t)p[i + 1] << 8;
-		putc_unlocked(digits[v >> 18], out);
-		putc_unlocked(digits[(v >> 12) & 63], out);
-		putc_unlocked(i + 1 < n ? digits[(v >> 6) & 63] : '=', out);
-		putc_unlocked('=', out);
+		char quad[4] = { digits[v >> 18], digits[(v >> 12) & 63],
+				 i + 1 < n ? digits[(v >> 6) & 63] : '=', '=' };
+		sb_put(sb, quad, 4);
 	}
+}
+
+void esc_base64(FILE *out, const char *s, size_t n)
+{
+	struct strbuf sb = { 0 };
+	esc_base64_sb(&sb, s, n);
+	sb_write(&sb, out);
+	sb_free(&sb);
 }
 
 void esc_csv_field(FILE *out, const char *s, size_t n)

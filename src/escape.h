@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "strbuf.h"
+
 /* Length of the valid UTF-8 sequence at s (1..4), or 0 when s does not
  * start one (bad lead byte, truncated, overlong, surrogate, > U+10FFFF). */
 size_t esc_utf8_length(const unsigned char *s, size_t n);
@@ -14,9 +16,11 @@ size_t esc_utf8_length(const unsigned char *s, size_t n);
  * become U+FFFD, one per byte, so the output is always valid JSON.
  * Returns false when there were such bytes (the string was repaired). */
 bool esc_json_string(FILE *out, const char *s, size_t n);
+bool esc_json_sb(struct strbuf *sb, const char *s, size_t n);
 
 /* RFC 4648 base64 of s[0..n), with padding. */
 void esc_base64(FILE *out, const char *s, size_t n);
+void esc_base64_sb(struct strbuf *sb, const char *s, size_t n);
 
 /* An RFC 4180 field: quoted (quotes doubled) when it holds a comma, a
  * quote, CR or LF, or starts or ends with a space; else as is. */

@@ -148,6 +148,11 @@ int main(int argc, char **argv)
 	}
 	setlocale(LC_CTYPE, "");
 	signal(SIGPIPE, on_sigpipe);
+	/* Into a pipe or a file, write in large blocks (stdio would use the
+	 * 4 KiB st_blksize of a pipe); a terminal keeps its line buffering. */
+	static char out_buffer[1 << 16];
+	if (!isatty(STDOUT_FILENO))
+		setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 
 	int status = options_parse(argc, argv, &opts);
 	if (status == OPTIONS_RUN)

@@ -1,0 +1,30 @@
+/* A growable byte buffer: sinks build a row in it, then write it at once. */
+#include <config.h>
+
+#include "strbuf.h"
+
+#include <stdlib.h>
+
+#include "xalloc.h"
+
+void sb_grow(struct strbuf *sb, size_t need)
+{
+	size_t cap = sb->cap ? sb->cap : 256;
+	while (cap - sb->len < need)
+		cap *= 2;
+	sb->data = xrealloc(sb->data, cap);
+	sb->cap = cap;
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->data);
+	*sb = (struct strbuf){ 0 };
+}
+
+bool sb_write(struct strbuf *sb, FILE *out)
+{
+	bool ok = fwrite_unlocked(sb->data, 1, sb->len, out) == sb->len;
+	sb->len = 0;
+	return ok;
+}
