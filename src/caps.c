@@ -31,8 +31,9 @@ static int drop_bounding(cap_t caps, const bool *held, const char **what)
 		*what = "cannot raise CAP_SETPCAP to shrink the bounding set";
 		return errno;
 	}
+	/* dropping one the set lacks is no error: no need to read it first */
 	for (cap_value_t cap = 0; cap < (cap_value_t)cap_max_bits(); cap++) {
-		if (is_needed(cap, held) || cap_get_bound(cap) != 1)
+		if (is_needed(cap, held))
 			continue;
 		if (cap_drop_bound(cap) != 0) {
 			*what = "cannot drop a capability from the bounding set";
@@ -79,8 +80,10 @@ int caps_drop(const char **what)
 		*what = "cannot drop capabilities";
 		return err;
 	}
-	/* EINVAL: a kernel without ambient capabilities has none to clear */
-	if (cap_reset_ambient() != 0 && errno != EINVAL) {
+	/* One prctl (libcap's cap_reset_ambient reads each one first).
+	 * EINVAL: a kernel without ambient capabilities has none to clear. */
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
+	    errno != EINVAL) {
 		*what = "cannot clear the ambient capabilities";
 		return errno;
 	}
