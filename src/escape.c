@@ -107,7 +107,7 @@ bool esc_json_string(FILE *out, const char *s, size_t n)
 void esc_base64_sb(struct strbuf *sb, const char *s, size_t n)
 {
 	static const char digits[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="; /* pad: 64 */
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 
@@ -123,7 +123,7 @@ void esc_base64_sb(struct strbuf *sb, const char *s, size_t n)
 		if (i + 1 < n)
 			v |= (uint32_t)p[i + 1] << 8;
 		char quad[4] = { digits[v >> 18], digits[(v >> 12) & 63],
-				 i + 1 < n ? digits[(v >> 6) & 63] : '=', '=' };
+				 digits[i + 1 < n ? (v >> 6) & 63 : 64], '=' };
 		sb_put(sb, quad, 4);
 	}
 }

@@ -150,9 +150,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, on_sigpipe);
 	/* Into a pipe or a file, write in large blocks (stdio would use the
 	 * 4 KiB st_blksize of a pipe); a terminal keeps its line buffering. */
-	static char out_buffer[1 << 16];
-	if (!isatty(STDOUT_FILENO))
+	if (!isatty(STDOUT_FILENO)) {
+		static char out_buffer[1 << 16];
 		setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
+	}
 
 	int status = options_parse(argc, argv, &opts);
 	if (status == OPTIONS_RUN)
