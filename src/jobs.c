@@ -37,6 +37,15 @@
 struct jobs_dir {
 	int fd;
 	unsigned refs; /* the walk's (while "." is it) and its slots': walk thread only */
+	unsigned long serial; /* tells it from a later one at the same address */
+};
+
+/* A worker's own descriptor of the directory it probes in: opening by
+ * the walk's would make every open take and drop a reference that all
+ * workers share, a cache line bouncing between processors. */
+struct worker_dir {
+	unsigned long serial; /* of the jobs_dir it opens, or 0 */
+	int fd;
 };
 
 struct slot {
@@ -61,6 +70,7 @@ struct jobs {
 	size_t shown; /* published, as last stored */
 	struct jobs_dir *cwd; /* "." since the last directory event, or NULL */
 	unsigned dirs_open;
+	unsigned long dirs_made;
 
 	/* shared; apart, as each has its own writers */
 	_Alignas(64) atomic_size_t published; /* slots [0, published) are filled */
@@ -100,20 +110,34 @@ static bool claim(struct jobs *jobs, size_t *first, size_t *count)
 	}
 }
 
-static void probe_slot(const struct jobs *jobs, struct slot *s)
+/* The descriptor a worker (own not NULL) or the walk opens s's file by. */
+static int dir_fd(const struct slot *s, struct worker_dir *own)
+{
+	if (!own)
+		return s->dir->fd;
+	if (own->serial != s->dir->serial) {
+		if (own->serial)
+			close(own->fd);
+		own->fd = openat(s->dir->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own->serial = own->fd < 0 ? 0 : s->dir->serial;
+	}
+	return own->serial ? own->fd : s->dir->fd;
+}
+
+static void probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own)
 {
 	struct walk_event *ev = &s->ev;
-	ev->err = probe_path_at(s->dir->fd, ev->accpath, &s->seen, ev->follow,
+	ev->err = probe_path_at(dir_fd(s, own), ev->accpath, &s->seen, ev->follow,
 				&jobs->cfg.range, ev->detail ? &s->detail : NULL, &ev->stat);
 }
 
 /* Probes the files of a claimed batch; every slot of it becomes done. */
-static void run_batch(struct jobs *jobs, size_t first, size_t count)
+static void run_batch(struct jobs *jobs, size_t first, size_t count, struct worker_dir *own)
 {
 	for (size_t i = first; i < first + count; i++) {
 		struct slot *s = slot_at(jobs, i);
 		if (s->dir)
-			probe_slot(jobs, s);
+			probe_slot(jobs, s, own);
 		/* the last touch of the slot: the walk may reuse it next */
 		atomic_store(&s->done, true);
 		if (atomic_load(&jobs->walker_waiting)) {
@@ -143,12 +167,15 @@ static bool wait_for_work(struct jobs *jobs)
 static void *worker(void *arg)
 {
 	struct jobs *jobs = arg;
+	struct worker_dir own = { 0, -1 };
 	size_t first, count;
 
 	do {
 		while (claim(jobs, &first, &count))
-			run_batch(jobs, first, count);
+			run_batch(jobs, first, count, &own);
 	} while (wait_for_work(jobs));
+	if (own.serial)
+		close(own.fd);
 	probe_thread_end();
 	return NULL;
 }
@@ -198,7 +225,7 @@ static void apply_head(struct jobs *jobs)
 	publish(jobs);
 	while (!atomic_load(&s->done)) {
 		if (claim(jobs, &first, &count)) {
-			run_batch(jobs, first, count);
+			run_batch(jobs, first, count, NULL);
 			continue;
 		}
 		/* a worker has it in hand */
@@ -225,6 +252,7 @@ static struct jobs_dir *cwd_dir(struct jobs *jobs)
 	jobs->cwd = xcalloc(1, sizeof *jobs->cwd);
 	jobs->cwd->fd = fd;
 	jobs->cwd->refs = 1;
+	jobs->cwd->serial = ++jobs->dirs_made;
 	jobs->dirs_open++;
 	return jobs->cwd;
 }
@@ -267,7 +295,9 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 	s->ev = *ev;
 	copy_text(s, ev);
 	if (ev->kind == EV_FILE) {
-		s->seen = *ev->seen;
+		/* the probe compares these two only: less to pass between processors */
+		s->seen.st_dev = ev->seen->st_dev;
+		s->seen.st_ino = ev->seen->st_ino;
 		s->ev.seen = &s->seen;
 		s->ev.details = NULL;
 		if (ev->detail) {

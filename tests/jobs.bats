@@ -91,23 +91,25 @@ print(files_n, pages_n, cached_n)
 EOF
 }
 
-# Runs pagestat -j 1, then -j JOBS, then -j 1 again with ARG...; each run's
-# stdout, stderr and status are compared.  The second -j 1 run tells the
-# machine's paging out (a pattern drifting between runs) from a fault:
-# then the pattern is put back and all is tried again, at most 3 times.
+# Runs pagestat -j 1, then -j JOBS, then -j 1 again with ARG...; the -j
+# JOBS run must write what one of the -j 1 runs wrote (stdout, stderr and
+# status alike).  The two -j 1 runs tell the machine's paging out (a
+# pattern drifting between runs) from a fault: when they differ too, the
+# pattern is put back and all is tried again, at most 5 times.
 # (The pattern made by setup_file is not put back before each call: it
 # costs seconds, and equal output needs only a stable one.)
 # usage: same_as_one_job JOBS ARG...
 same_as_one_job() {
 	local jobs=$1 try
 	shift
-	for try in 1 2 3; do
+	for try in 1 2 3 4 5; do
 		((try == 1)) || tree_script arrange tree >/dev/null
 		"${RUNNER[@]}" "$PAGESTAT" -j 1 "$@" >out1 2>err1 && echo 0 >status1 || echo $? >status1
 		"${RUNNER[@]}" "$PAGESTAT" -j "$jobs" "$@" >outN 2>errN && echo 0 >statusN || echo $? >statusN
 		"${RUNNER[@]}" "$PAGESTAT" -j 1 "$@" >out2 2>err2 && echo 0 >status2 || echo $? >status2
-		if cmp -s out1 outN && cmp -s err1 errN && cmp -s status1 statusN; then
-			[[ -s out1 ]] || fail "no output at all from pagestat $*"
+		if { cmp -s out1 outN && cmp -s err1 errN && cmp -s status1 statusN; } ||
+			{ cmp -s out2 outN && cmp -s err2 errN && cmp -s status2 statusN; }; then
+			[[ -s outN ]] || fail "no output at all from pagestat $*"
 			return 0
 		fi
 		if cmp -s out1 out2 && cmp -s err1 err2 && cmp -s status1 status2; then
@@ -213,7 +215,8 @@ RUNNER=()
 @test "-j 256 (the most) works; -j 1 is the default" {
 	same_as_one_job 256 -a --csv tree/d10
 	run -0 "$PAGESTAT" -a --csv tree/d10
-	cmp -s <(printf '%s\n' "$output") out1 || fail "the default differs from -j 1"
+	printf '%s\n' "$output" >out0
+	cmp -s out0 out1 || cmp -s out0 out2 || cmp -s out0 outN || fail "the default differs from -j 1"
 }
 
 @test "-j output that cannot be written: exit 3, said once" {
