@@ -17,10 +17,13 @@
 /*
  * The walk's thread puts events into a ring, in walk order, and publishes
  * them a batch at a time; a worker claims a batch of published slots with
- * one compare-and-swap, probes the files among them and marks each slot
- * done.  The walk's thread applies the done slots at the head, strictly in
- * order, between fts_read calls: rows, totals and messages come out as
- * with one job.  When the ring is full it probes a batch itself, or waits.
+ * one compare-and-swap, then takes each file of it (another one, so that
+ * the walk can take a file itself), probes it and marks it done.  The
+ * walk's thread applies the done slots at the head, strictly in order,
+ * between fts_read calls: rows, totals and messages come out as with one
+ * job.  When the ring is full it probes files itself: the head's first,
+ * so that a worker the scheduler stopped holds back no more than the
+ * file it is on.
  *
  * glibc's fts changes directory, so a file is opened relative to a
  * descriptor of "." taken when the walk met it, held until its slot is
@@ -55,8 +58,17 @@ struct slot {
 	size_t text_cap;
 	struct probe_detail detail;
 	struct jobs_dir *dir; /* an EV_FILE to probe: where accpath is */
-	atomic_bool done;
+	/* the slot's index in the ring's sequence, times 4, plus SLOT_*: a
+	 * worker that claimed it long ago cannot take its next use */
+	atomic_uint_fast64_t state;
 };
+
+enum { SLOT_READY, SLOT_TAKEN, SLOT_DONE };
+
+static uint_fast64_t slot_state(size_t index, unsigned what)
+{
+	return (uint_fast64_t)index << 2 | what;
+}
 
 struct jobs {
 	struct jobs_config cfg;
@@ -131,15 +143,30 @@ static void probe_slot(const struct jobs *jobs, struct slot *s, struct worker_di
 				&jobs->cfg.range, ev->detail ? &s->detail : NULL, &ev->stat);
 }
 
-/* Probes the files of a claimed batch; every slot of it becomes done. */
+/* Takes slot index to probe its file: false when it is done already or
+ * another thread took it. */
+static bool take(struct slot *s, size_t index)
+{
+	uint_fast64_t ready = slot_state(index, SLOT_READY);
+	return atomic_compare_exchange_strong(&s->state, &ready, slot_state(index, SLOT_TAKEN));
+}
+
+static bool is_done(struct slot *s, size_t index)
+{
+	return atomic_load_explicit(&s->state, memory_order_acquire) ==
+	       slot_state(index, SLOT_DONE);
+}
+
+/* Probes the files of a claimed batch that no other thread took. */
 static void run_batch(struct jobs *jobs, size_t first, size_t count, struct worker_dir *own)
 {
 	for (size_t i = first; i < first + count; i++) {
 		struct slot *s = slot_at(jobs, i);
-		if (s->dir)
-			probe_slot(jobs, s, own);
+		if (!take(s, i))
+			continue;
+		probe_slot(jobs, s, own);
 		/* the last touch of the slot: the walk may reuse it next */
-		atomic_store(&s->done, true);
+		atomic_store(&s->state, slot_state(i, SLOT_DONE));
 		if (atomic_load(&jobs->walker_waiting)) {
 			pthread_mutex_lock(&jobs->lock);
 			pthread_cond_signal(&jobs->done);
@@ -207,7 +234,7 @@ static void apply_ready(struct jobs *jobs)
 {
 	while (jobs->head < jobs->shown) {
 		struct slot *s = slot_at(jobs, jobs->head);
-		if (!atomic_load_explicit(&s->done, memory_order_acquire))
+		if (!is_done(s, jobs->head))
 			break;
 		jobs->cfg.apply(jobs->cfg.ctx, &s->ev);
 		dir_release(jobs, s->dir);
@@ -216,22 +243,27 @@ static void apply_ready(struct jobs *jobs)
 	}
 }
 
-/* Applies the head slot: probes published files meanwhile, or sleeps. */
+/* Applies the head slot: probes it, or other files meanwhile, or sleeps. */
 static void apply_head(struct jobs *jobs)
 {
-	struct slot *s = slot_at(jobs, jobs->head);
-	size_t first, count;
+	size_t head = jobs->head, first, count;
+	struct slot *s = slot_at(jobs, head);
 
 	publish(jobs);
-	while (!atomic_load(&s->done)) {
+	while (!is_done(s, head)) {
+		if (take(s, head)) {
+			probe_slot(jobs, s, NULL);
+			atomic_store(&s->state, slot_state(head, SLOT_DONE));
+			break;
+		}
 		if (claim(jobs, &first, &count)) {
 			run_batch(jobs, first, count, NULL);
 			continue;
 		}
-		/* a worker has it in hand */
+		/* a worker is probing it */
 		pthread_mutex_lock(&jobs->lock);
 		atomic_store(&jobs->walker_waiting, 1);
-		while (!atomic_load(&s->done))
+		while (!is_done(s, head))
 			pthread_cond_wait(&jobs->done, &jobs->lock);
 		atomic_store(&jobs->walker_waiting, 0);
 		pthread_mutex_unlock(&jobs->lock);
@@ -315,7 +347,9 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 		}
 	}
 	s->dir = dir;
-	atomic_store_explicit(&s->done, false, memory_order_relaxed);
+	/* published later, by the store of published */
+	atomic_store_explicit(&s->state, slot_state(jobs->tail, dir ? SLOT_READY : SLOT_DONE),
+			      memory_order_relaxed);
 	jobs->tail++;
 
 	if (jobs->tail - jobs->shown >= jobs->batch)
