@@ -70,6 +70,8 @@ static uint_fast64_t slot_state(size_t index, unsigned what)
 	return (uint_fast64_t)index << 2 | what;
 }
 
+/* The padding is wanted: each shared counter on a cache line of its own. */
+/* NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding) */
 struct jobs {
 	struct jobs_config cfg;
 	struct slot *slots;
@@ -111,12 +113,12 @@ static bool claim(struct jobs *jobs, size_t *first, size_t *count)
 		size_t end = atomic_load_explicit(&jobs->published, memory_order_acquire);
 		if (from >= end)
 			return false;
-		size_t take = end - from < jobs->batch ? end - from : jobs->batch;
-		if (atomic_compare_exchange_weak_explicit(&jobs->claimed, &from, from + take,
+		size_t n = end - from < jobs->batch ? end - from : jobs->batch;
+		if (atomic_compare_exchange_weak_explicit(&jobs->claimed, &from, from + n,
 							  memory_order_acquire,
 							  memory_order_relaxed)) {
 			*first = from;
-			*count = take;
+			*count = n;
 			return true;
 		}
 	}
