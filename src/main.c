@@ -80,6 +80,7 @@ static int run(const struct options *opts)
 		.extents = opts->extents,
 		.excludes = opts->excludes,
 		.nexcludes = opts->nexcludes,
+		.jobs = opts->jobs,
 	};
 	struct sink *sink = sink_new(opts->format, &sink_cfg);
 	if (opts->sort_key >= 0) {

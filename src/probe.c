@@ -25,11 +25,13 @@
 #define MINCORE_WINDOW ((uint64_t)256 << 20)
 
 static enum probe_method chosen = PROBE_CACHESTAT;
-/* The method for the file being measured: mincore on overlayfs. */
-static enum probe_method method_now;
+/* The method for the file being measured: mincore on overlayfs.  Per
+ * thread, as the buffer and the file system cache below: with -j the
+ * workers measure files side by side. */
+static __thread enum probe_method method_now;
 static int fallback_errno;
 static uint64_t page_size;
-static unsigned char *mincore_vec;
+static __thread unsigned char *mincore_vec;
 
 static int sys_cachestat(int fd, uint64_t off, uint64_t len, struct cachestat *cs)
 {
@@ -334,8 +336,8 @@ static int measure_detail(int fd, uint64_t first_page, uint64_t end_page, uint64
  * row, which a walk changes seldom. */
 static long fs_type(int fd, const struct stat *st)
 {
-	static dev_t dev;
-	static long type = -1;
+	static __thread dev_t dev;
+	static __thread long type = -1;
 
 	if (type == -1 || st->st_dev != dev) {
 		struct statfs sfs;
@@ -419,11 +421,18 @@ int probe_path(const char *path, const struct stat *seen, bool follow,
 	       const struct probe_range *range, struct probe_detail *detail,
 	       struct pagecache_stat *out)
 {
+	return probe_path_at(AT_FDCWD, path, seen, follow, range, detail, out);
+}
+
+int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
+		  const struct probe_range *range, struct probe_detail *detail,
+		  struct pagecache_stat *out)
+{
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	if (!follow)
 		flags |= O_NOFOLLOW;
 
-	int fd = open(path, flags);
+	int fd = openat(dirfd, path, flags);
 	if (fd < 0)
 		return errno == ELOOP && !follow ? PROBE_ECHANGED : errno;
 
@@ -437,6 +446,12 @@ int probe_path(const char *path, const struct stat *seen, bool follow,
 		err = probe_fd(fd, &st, range, detail, out);
 	close(fd);
 	return err;
+}
+
+void probe_thread_end(void)
+{
+	free(mincore_vec);
+	mincore_vec = NULL;
 }
 
 const char *probe_strerror(int err)

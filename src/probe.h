@@ -88,6 +88,14 @@ int probe_path(const char *path, const struct stat *seen, bool follow,
 	       const struct probe_range *range, struct probe_detail *detail,
 	       struct pagecache_stat *out);
 
+/* The same, with path relative to the directory dirfd (or AT_FDCWD). */
+int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
+		  const struct probe_range *range, struct probe_detail *detail,
+		  struct pagecache_stat *out);
+
+/* A thread that measured files frees what it kept for the next one. */
+void probe_thread_end(void);
+
 /* Measure an open regular file or block device; with detail (or NULL),
  * its segments and extents too. */
 int probe_fd(int fd, const struct stat *st, const struct probe_range *range,

@@ -14,6 +14,7 @@
 
 #include "caps.h"
 #include "escape.h"
+#include "jobs.h"
 #include "xalloc.h"
 
 /* (device, inode) of what was counted, so that it is counted once. */
@@ -44,6 +45,7 @@ struct walk {
 	bool output_failed;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
 	bool told_overlay;          /* the overlayfs note is said once */
+	struct jobs *jobs;          /* -j N, N > 1: the workers */
 };
 
 static size_t linkset_hash(dev_t dev, ino_t ino)
@@ -104,7 +106,8 @@ static void say_path(const struct walk *w, const char *what, const char *path, s
 }
 
 static void emit(struct walk *w, const char *path, size_t path_len, enum row_type type,
-		 const struct pagecache_stat *stat, uint64_t files, int error)
+		 const struct pagecache_stat *stat, uint64_t files, int error,
+		 const struct probe_detail *detail)
 {
 	struct row row = {
 		.path = path,
@@ -115,11 +118,11 @@ static void emit(struct walk *w, const char *path, size_t path_len, enum row_typ
 	};
 	if (stat)
 		row.stat = *stat;
-	if (stat && row_has_detail(&row)) {
-		row.segments = w->detail.segments;
-		row.nsegments = w->detail.nsegments;
-		row.extents = w->detail.extent;
-		row.nextents = w->detail.nextents;
+	if (detail && row_has_detail(&row)) {
+		row.segments = detail->segments;
+		row.nsegments = detail->nsegments;
+		row.extents = detail->extent;
+		row.nextents = detail->nextents;
 	}
 	if (!sink_row(w->sink, &row))
 		w->output_failed = true;
@@ -139,13 +142,7 @@ static void fail(struct walk *w, const char *path, size_t path_len, enum row_typ
 		if (err == PROBE_EREFUSED)
 			caps_explain_eperm(stderr);
 	}
-	emit(w, path, path_len, type, NULL, 0, err);
-}
-
-static void fail_entry(struct walk *w, const FTSENT *p, enum row_type type,
-		       const char *what, int err)
-{
-	fail(w, p->fts_path, p->fts_pathlen, type, what, err);
+	emit(w, path, path_len, type, NULL, 0, err, NULL);
 }
 
 /* Rows below the operands: directories with -d N, files with -a (down
@@ -185,39 +182,106 @@ static bool seen_before(struct walk *w, const struct stat *st)
 	       !linkset_insert(&w->seen, st->st_dev, st->st_ino);
 }
 
-static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
+/* A file probed: counted, and a row when it gets one. */
+static void file_done(struct walk *w, const struct walk_event *ev)
 {
-	const struct stat *st = p->fts_statp;
-	struct pagecache_stat stat;
-
-	if (seen_before(w, st))
-		return; /* counted where it was met first */
-
-	/* segments and extents cost calls: only for a file that gets a row */
-	bool row = file_row(w, p->fts_level);
-	bool detail = row && (w->detail.nsegments || w->detail.extents != EXTENTS_NONE);
-	int err = probe_path(p->fts_accpath, st, followed(w, p->fts_level), &w->cfg->range,
-			     detail ? &w->detail : NULL, &stat);
-	if (err) {
-		fail_entry(w, p, type, "cannot inspect", err);
+	if (ev->err) {
+		fail(w, ev->path, ev->path_len, ev->type, "cannot inspect", ev->err);
 		return;
 	}
-	if (stat.overlay && !w->told_overlay && !w->cfg->quiet) {
+	if (ev->stat.overlay && !w->told_overlay && !w->cfg->quiet) {
 		w->told_overlay = true;
-		say_path(w, "", p->fts_path, p->fts_pathlen);
+		say_path(w, "", ev->path, ev->path_len);
 		fputs(" is on overlayfs, where cachestat(2) sees no cached page: such files\n"
 		      "  are measured with mincore(2), which knows cached pages only\n", stderr);
 	}
-	agg_add(&w->agg, p->fts_level, &stat);
-	if (row)
-		emit(w, p->fts_path, p->fts_pathlen, type, &stat, 1, 0);
+	agg_add(&w->agg, ev->level, &ev->stat);
+	if (ev->row)
+		emit(w, ev->path, ev->path_len, ev->type, &ev->stat, 1, 0, ev->details);
 }
 
 /* A directory whose contents fts could not list: close its subtotal. */
-static void abandon_directory(struct walk *w, const FTSENT *p)
+static void abandon_directory(struct walk *w, long level)
 {
-	if (agg_is_open(&w->agg, p->fts_level))
-		agg_leave(&w->agg, p->fts_level);
+	if (agg_is_open(&w->agg, level))
+		agg_leave(&w->agg, level);
+}
+
+/* What the walk met, in walk order: totals, rows and messages.  With -j
+ * the workers have probed the file; this runs on the walk's thread. */
+static void apply(void *ctx, struct walk_event *ev)
+{
+	struct walk *w = ctx;
+	const struct agg_sum *sum;
+
+	if (w->output_failed)
+		return;
+	switch (ev->kind) {
+	case EV_FILE:
+		file_done(w, ev);
+		break;
+	case EV_ENTER:
+		agg_enter(&w->agg, ev->level);
+		break;
+	case EV_LEAVE:
+		sum = agg_leave(&w->agg, ev->level);
+		if (ev->row)
+			emit(w, ev->path, ev->path_len, ROW_DIRECTORY, &sum->stat, sum->files, 0,
+			     NULL);
+		break;
+	case EV_FAIL:
+		if (ev->abandon)
+			abandon_directory(w, ev->level);
+		fail(w, ev->path, ev->path_len, ev->type, ev->what, ev->err);
+		break;
+	case EV_SYMLINK:
+		if (!w->cfg->quiet) {
+			say_path(w, "", ev->path, ev->path_len);
+			fputs(" is a symbolic link: not followed (-H or -L follow it)\n", stderr);
+		}
+		break;
+	}
+}
+
+/* To the workers with -j, else probed and applied at once. */
+static void deliver(struct walk *w, struct walk_event *ev)
+{
+	if (w->jobs) {
+		jobs_submit(w->jobs, ev);
+		return;
+	}
+	if (ev->kind == EV_FILE)
+		ev->err = probe_path(ev->accpath, ev->seen, ev->follow, &w->cfg->range,
+				     ev->details, &ev->stat);
+	apply(w, ev);
+}
+
+static void visit_file(struct walk *w, const FTSENT *p, struct walk_event *ev,
+		       enum row_type type)
+{
+	if (seen_before(w, p->fts_statp))
+		return; /* counted where it was met first */
+
+	/* segments and extents cost calls: only for a file that gets a row */
+	ev->kind = EV_FILE;
+	ev->type = type;
+	ev->row = file_row(w, p->fts_level);
+	ev->detail = ev->row && (w->detail.nsegments || w->detail.extents != EXTENTS_NONE);
+	ev->details = ev->detail ? &w->detail : NULL;
+	ev->accpath = p->fts_accpath;
+	ev->seen = p->fts_statp;
+	ev->follow = followed(w, p->fts_level);
+	deliver(w, ev);
+}
+
+static void fail_entry(struct walk *w, struct walk_event *ev, enum row_type type,
+		       const char *what, int err)
+{
+	ev->kind = EV_FAIL;
+	ev->type = type;
+	ev->what = what;
+	ev->err = err;
+	deliver(w, ev);
 }
 
 /* Why a symbolic link cannot be followed: ELOOP or ENOENT, mostly. */
@@ -246,14 +310,19 @@ static bool excluded(const struct walk *w, const FTSENT *p)
 
 static void visit(struct walk *w, FTS *fts, FTSENT *p)
 {
-	const struct agg_sum *sum;
+	struct walk_event ev = {
+		.level = p->fts_level,
+		.path = p->fts_path,
+		.path_len = p->fts_pathlen,
+	};
 
 	if (p->fts_info != FTS_DP && w->cfg->nexcludes && excluded(w, p)) {
 		if (p->fts_info == FTS_D) {
 			/* pruned: fts returns it once more, as FTS_DP */
 			p->fts_number = DIR_SKIPPED;
 			fts_set(fts, p, FTS_SKIP);
-			agg_enter(&w->agg, p->fts_level);
+			ev.kind = EV_ENTER;
+			deliver(w, &ev);
 		}
 		return;
 	}
@@ -264,44 +333,44 @@ static void visit(struct walk *w, FTS *fts, FTSENT *p)
 			p->fts_number = DIR_SKIPPED;
 			fts_set(fts, p, FTS_SKIP);
 		}
-		agg_enter(&w->agg, p->fts_level);
+		ev.kind = EV_ENTER;
+		deliver(w, &ev);
 		break;
 	case FTS_DP:
-		sum = agg_leave(&w->agg, p->fts_level);
-		if (p->fts_number != DIR_SKIPPED && directory_row(w, p->fts_level))
-			emit(w, p->fts_path, p->fts_pathlen, ROW_DIRECTORY, &sum->stat,
-			     sum->files, 0);
+		ev.kind = EV_LEAVE;
+		ev.row = p->fts_number != DIR_SKIPPED && directory_row(w, p->fts_level);
+		deliver(w, &ev);
 		break;
 	case FTS_F:
-		visit_file(w, p, ROW_FILE);
+		visit_file(w, p, &ev, ROW_FILE);
 		break;
 	case FTS_DC:
-		fail_entry(w, p, ROW_DIRECTORY, "not descending into", PROBE_ECYCLE);
+		fail_entry(w, &ev, ROW_DIRECTORY, "not descending into", PROBE_ECYCLE);
 		break;
 	case FTS_DNR:
-		abandon_directory(w, p);
-		fail_entry(w, p, ROW_DIRECTORY, "cannot read directory", p->fts_errno);
+		ev.abandon = true;
+		fail_entry(w, &ev, ROW_DIRECTORY, "cannot read directory", p->fts_errno);
 		break;
 	case FTS_ERR:
-		abandon_directory(w, p);
-		fail_entry(w, p, S_ISDIR(p->fts_statp->st_mode) ? ROW_DIRECTORY : ROW_UNKNOWN,
+		ev.abandon = true;
+		fail_entry(w, &ev, S_ISDIR(p->fts_statp->st_mode) ? ROW_DIRECTORY : ROW_UNKNOWN,
 			   "cannot access", p->fts_errno);
 		break;
 	case FTS_NS:
-		fail_entry(w, p, ROW_UNKNOWN, "cannot access", p->fts_errno);
+		fail_entry(w, &ev, ROW_UNKNOWN, "cannot access", p->fts_errno);
 		break;
 	case FTS_SL:
 		/* -P: a link named on the command line is not followed */
-		if (p->fts_level == 0 && !w->cfg->quiet) {
-			say_path(w, "", p->fts_path, p->fts_pathlen);
-			fputs(" is a symbolic link: not followed (-H or -L follow it)\n", stderr);
+		if (p->fts_level == 0) {
+			ev.kind = EV_SYMLINK;
+			deliver(w, &ev);
 		}
 		break;
 	case FTS_SLNONE:
 		/* a link that leads nowhere (dangling, or looping: fts tells
 		 * not which) where it was to be followed: say why, as du -L */
 		if (p->fts_level == 0 || w->cfg->follow == FOLLOW_ALL)
-			fail_entry(w, p, ROW_UNKNOWN, "cannot access", stat_errno(p->fts_accpath));
+			fail_entry(w, &ev, ROW_UNKNOWN, "cannot access", stat_errno(p->fts_accpath));
 		break;
 	case FTS_DEFAULT:
 		/* FIFOs, sockets and devices are never opened during a walk:
@@ -309,9 +378,9 @@ static void visit(struct walk *w, FTS *fts, FTSENT *p)
 		 * device named on the command line shows its buffer cache. */
 		if (p->fts_level == 0) {
 			if (S_ISBLK(p->fts_statp->st_mode))
-				visit_file(w, p, ROW_BLOCKDEV);
+				visit_file(w, p, &ev, ROW_BLOCKDEV);
 			else
-				fail_entry(w, p, ROW_UNKNOWN, "cannot inspect", PROBE_ENOTREG);
+				fail_entry(w, &ev, ROW_UNKNOWN, "cannot inspect", PROBE_ENOTREG);
 		}
 		break;
 	default:
@@ -358,7 +427,7 @@ static void walk_stopped(struct walk *w, const char *operand, int err)
 	for (; level >= 0; level--)
 		sum = agg_leave(&w->agg, level);
 	if (sum)
-		emit(w, operand, len, ROW_DIRECTORY, &sum->stat, sum->files, 0);
+		emit(w, operand, len, ROW_DIRECTORY, &sum->stat, sum->files, 0, NULL);
 }
 
 /* Walks one operand; false when the walk must stop (output failed). */
@@ -379,8 +448,11 @@ static bool walk_operand(struct walk *w, char *operand)
 		errno = 0;
 		FTSENT *p = fts_read(fts);
 		if (!p) {
-			if (errno)
-				walk_stopped(w, operand, errno);
+			int err = errno;
+			if (err && w->jobs)
+				jobs_drain(w->jobs); /* what was met before it, first */
+			if (err)
+				walk_stopped(w, operand, err);
 			break;
 		}
 		visit(w, fts, p);
@@ -402,8 +474,21 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	w.detail.extents = cfg->extents;
 	if (cfg->segments)
 		w.detail.segments = xcalloc(cfg->segments, sizeof *w.detail.segments);
+	if (cfg->jobs > 1) {
+		struct jobs_config jobs_cfg = {
+			.workers = cfg->jobs,
+			.range = cfg->range,
+			.segments = cfg->segments,
+			.extents = cfg->extents,
+			.apply = apply,
+			.ctx = &w,
+		};
+		w.jobs = jobs_start(&jobs_cfg); /* NULL: no thread, the walk probes */
+	}
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
+	if (w.jobs)
+		jobs_stop(w.jobs);
 
 	if (w.refused > REFUSALS_NAMED && !cfg->quiet)
 		fprintf(stderr, "pagestat: %" PRIu64 " more file%s refused (Operation not "

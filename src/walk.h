@@ -28,6 +28,7 @@ struct walk_config {
 	enum extent_mode extents;  /* -e */
 	const char *const *excludes; /* --exclude globs */
 	size_t nexcludes;
+	unsigned jobs;             /* -j: threads that probe; 1: none */
 };
 
 struct walk_result {

@@ -1,0 +1,441 @@
+/* Workers (-j): threads probe the files the walk finds, results in walk order. */
+#include <config.h>
+
+#include "jobs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "xalloc.h"
+
+/*
+ * The walk's thread puts events into a ring, in walk order, and publishes
+ * them a batch at a time; a worker claims a batch of published slots with
+ * one compare-and-swap, then takes each file of it (another one, so that
+ * the walk can take a file itself), probes it and marks it done.  The
+ * walk's thread applies the done slots at the head, strictly in order,
+ * between fts_read calls: rows, totals and messages come out as with one
+ * job.  When the ring is full it probes files itself: the head's first,
+ * so that a worker the scheduler stopped holds back no more than the
+ * file it is on.
+ *
+ * glibc's fts changes directory, so a file is opened relative to a
+ * descriptor of "." taken when the walk met it, held until its slot is
+ * applied.
+ */
+
+/* Slots in the ring, and at most this many bytes of -S segments in it. */
+#define RING_SLOTS 1024
+#define RING_SEGMENT_BYTES ((size_t)8 << 20)
+#define BATCH_MAX 64
+/* Directory descriptors held at once; beyond, the walk waits for slots. */
+#define DIRS_OPEN_MAX 64
+
+struct jobs_dir {
+	int fd;
+	unsigned refs; /* the walk's (while "." is it) and its slots': walk thread only */
+	unsigned long serial; /* tells it from a later one at the same address */
+};
+
+/* A worker's own descriptor of the directory it probes in: opening by
+ * the walk's would make every open take and drop a reference that all
+ * workers share, a cache line bouncing between processors. */
+struct worker_dir {
+	unsigned long serial; /* of the jobs_dir it opens, or 0 */
+	int fd;
+};
+
+struct slot {
+	struct walk_event ev;
+	struct stat seen;
+	char *text; /* path, then accpath; kept from use to use */
+	size_t text_cap;
+	struct probe_detail detail;
+	struct jobs_dir *dir; /* an EV_FILE to probe: where accpath is */
+	/* the slot's index in the ring's sequence, times 4, plus SLOT_*: a
+	 * worker that claimed it long ago cannot take its next use */
+	atomic_uint_fast64_t state;
+};
+
+enum { SLOT_READY, SLOT_TAKEN, SLOT_DONE };
+
+static uint_fast64_t slot_state(size_t index, unsigned what)
+{
+	return (uint_fast64_t)index << 2 | what;
+}
+
+/* The padding is wanted: each shared counter on a cache line of its own. */
+/* NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding) */
+struct jobs {
+	struct jobs_config cfg;
+	struct slot *slots;
+	size_t mask;  /* slots - 1, slots a power of two */
+	size_t batch; /* events per publication and per claim */
+
+	/* the walk's thread only */
+	size_t head; /* next to apply */
+	size_t tail; /* next to fill */
+	size_t shown; /* published, as last stored */
+	struct jobs_dir *cwd; /* "." since the last directory event, or NULL */
+	unsigned dirs_open;
+	unsigned long dirs_made;
+
+	/* shared; apart, as each has its own writers */
+	_Alignas(64) atomic_size_t published; /* slots [0, published) are filled */
+	_Alignas(64) atomic_size_t claimed;   /* slots [0, claimed) are taken */
+	_Alignas(64) atomic_int sleeping;     /* workers waiting for work */
+	atomic_int walker_waiting;            /* the walk waits for a slot */
+	atomic_bool finish;
+	pthread_mutex_t lock;
+	pthread_cond_t work; /* slots published, or finish */
+	pthread_cond_t done; /* a slot is done */
+
+	pthread_t *threads;
+	unsigned nthreads;
+};
+
+static struct slot *slot_at(const struct jobs *jobs, size_t index)
+{
+	return &jobs->slots[index & jobs->mask];
+}
+
+/* Takes a batch of published slots: true with [*first, *first + *count). */
+static bool claim(struct jobs *jobs, size_t *first, size_t *count)
+{
+	size_t from = atomic_load_explicit(&jobs->claimed, memory_order_relaxed);
+	for (;;) {
+		size_t end = atomic_load_explicit(&jobs->published, memory_order_acquire);
+		if (from >= end)
+			return false;
+		size_t n = end - from < jobs->batch ? end - from : jobs->batch;
+		if (atomic_compare_exchange_weak_explicit(&jobs->claimed, &from, from + n,
+							  memory_order_acquire,
+							  memory_order_relaxed)) {
+			*first = from;
+			*count = n;
+			return true;
+		}
+	}
+}
+
+/* The descriptor a worker (own not NULL) or the walk opens s's file by. */
+static int dir_fd(const struct slot *s, struct worker_dir *own)
+{
+	if (!own)
+		return s->dir->fd;
+	if (own->serial != s->dir->serial) {
+		if (own->serial)
+			close(own->fd);
+		own->fd = openat(s->dir->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own->serial = own->fd < 0 ? 0 : s->dir->serial;
+	}
+	return own->serial ? own->fd : s->dir->fd;
+}
+
+static void probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own)
+{
+	struct walk_event *ev = &s->ev;
+	ev->err = probe_path_at(dir_fd(s, own), ev->accpath, &s->seen, ev->follow,
+				&jobs->cfg.range, ev->detail ? &s->detail : NULL, &ev->stat);
+}
+
+/* Takes slot index to probe its file: false when it is done already or
+ * another thread took it. */
+static bool take(struct slot *s, size_t index)
+{
+	uint_fast64_t ready = slot_state(index, SLOT_READY);
+	return atomic_compare_exchange_strong(&s->state, &ready, slot_state(index, SLOT_TAKEN));
+}
+
+static bool is_done(struct slot *s, size_t index)
+{
+	return atomic_load_explicit(&s->state, memory_order_acquire) ==
+	       slot_state(index, SLOT_DONE);
+}
+
+/* Probes the files of a claimed batch that no other thread took. */
+static void run_batch(struct jobs *jobs, size_t first, size_t count, struct worker_dir *own)
+{
+	for (size_t i = first; i < first + count; i++) {
+		struct slot *s = slot_at(jobs, i);
+		if (!take(s, i))
+			continue;
+		probe_slot(jobs, s, own);
+		/* the last touch of the slot: the walk may reuse it next */
+		atomic_store(&s->state, slot_state(i, SLOT_DONE));
+		if (atomic_load(&jobs->walker_waiting)) {
+			pthread_mutex_lock(&jobs->lock);
+			pthread_cond_signal(&jobs->done);
+			pthread_mutex_unlock(&jobs->lock);
+		}
+	}
+}
+
+/* False when the work is over. */
+static bool wait_for_work(struct jobs *jobs)
+{
+	bool over;
+
+	pthread_mutex_lock(&jobs->lock);
+	atomic_fetch_add(&jobs->sleeping, 1);
+	while (!(over = atomic_load(&jobs->finish)) &&
+	       atomic_load(&jobs->claimed) >= atomic_load(&jobs->published))
+		pthread_cond_wait(&jobs->work, &jobs->lock);
+	atomic_fetch_sub(&jobs->sleeping, 1);
+	pthread_mutex_unlock(&jobs->lock);
+	/* published slots are claimed before the end: finish comes after a drain */
+	return !over;
+}
+
+static void *worker(void *arg)
+{
+	struct jobs *jobs = arg;
+	struct worker_dir own = { 0, -1 };
+	size_t first, count;
+
+	do {
+		while (claim(jobs, &first, &count))
+			run_batch(jobs, first, count, &own);
+	} while (wait_for_work(jobs));
+	if (own.serial)
+		close(own.fd);
+	probe_thread_end();
+	return NULL;
+}
+
+static void publish(struct jobs *jobs)
+{
+	if (jobs->shown == jobs->tail)
+		return;
+	jobs->shown = jobs->tail;
+	atomic_store(&jobs->published, jobs->tail);
+	if (atomic_load(&jobs->sleeping)) {
+		pthread_mutex_lock(&jobs->lock);
+		pthread_cond_signal(&jobs->work);
+		pthread_mutex_unlock(&jobs->lock);
+	}
+}
+
+static void dir_release(struct jobs *jobs, struct jobs_dir *dir)
+{
+	if (dir && --dir->refs == 0) {
+		close(dir->fd);
+		free(dir);
+		jobs->dirs_open--;
+	}
+}
+
+/* Applies the done slots at the head, in order. */
+static void apply_ready(struct jobs *jobs)
+{
+	while (jobs->head < jobs->shown) {
+		struct slot *s = slot_at(jobs, jobs->head);
+		if (!is_done(s, jobs->head))
+			break;
+		jobs->cfg.apply(jobs->cfg.ctx, &s->ev);
+		dir_release(jobs, s->dir);
+		s->dir = NULL;
+		jobs->head++;
+	}
+}
+
+/* Applies the head slot: probes it, or other files meanwhile, or sleeps. */
+static void apply_head(struct jobs *jobs)
+{
+	size_t head = jobs->head, first, count;
+	struct slot *s = slot_at(jobs, head);
+
+	publish(jobs);
+	while (!is_done(s, head)) {
+		if (take(s, head)) {
+			probe_slot(jobs, s, NULL);
+			atomic_store(&s->state, slot_state(head, SLOT_DONE));
+			break;
+		}
+		if (claim(jobs, &first, &count)) {
+			run_batch(jobs, first, count, NULL);
+			continue;
+		}
+		/* a worker is probing it */
+		pthread_mutex_lock(&jobs->lock);
+		atomic_store(&jobs->walker_waiting, 1);
+		while (!is_done(s, head))
+			pthread_cond_wait(&jobs->done, &jobs->lock);
+		atomic_store(&jobs->walker_waiting, 0);
+		pthread_mutex_unlock(&jobs->lock);
+	}
+	apply_ready(jobs);
+}
+
+/* "." now, held for the files met there; NULL when it cannot be had. */
+static struct jobs_dir *cwd_dir(struct jobs *jobs)
+{
+	if (jobs->cwd)
+		return jobs->cwd;
+	while (jobs->dirs_open >= DIRS_OPEN_MAX && jobs->head < jobs->tail)
+		apply_head(jobs);
+	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	jobs->cwd = xcalloc(1, sizeof *jobs->cwd);
+	jobs->cwd->fd = fd;
+	jobs->cwd->refs = 1;
+	jobs->cwd->serial = ++jobs->dirs_made;
+	jobs->dirs_open++;
+	return jobs->cwd;
+}
+
+/* Copies path and accpath into the slot's own text. */
+static void copy_text(struct slot *s, const struct walk_event *ev)
+{
+	size_t acc_len = ev->accpath ? strlen(ev->accpath) : 0;
+	size_t need = ev->path_len + 1 + acc_len + 1;
+	if (need > s->text_cap) {
+		s->text_cap = need < 256 ? 256 : need * 2;
+		free(s->text);
+		s->text = xrealloc(NULL, s->text_cap);
+	}
+	memcpy(s->text, ev->path, ev->path_len);
+	s->text[ev->path_len] = '\0';
+	s->ev.path = s->text;
+	if (ev->accpath) {
+		char *acc = s->text + ev->path_len + 1;
+		memcpy(acc, ev->accpath, acc_len + 1);
+		s->ev.accpath = acc;
+	}
+}
+
+void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
+{
+	struct jobs_dir *dir = NULL;
+
+	if (ev->kind == EV_FILE) {
+		dir = cwd_dir(jobs);
+	} else if (jobs->cwd) {
+		/* a directory event: fts may change directory before the next */
+		dir_release(jobs, jobs->cwd);
+		jobs->cwd = NULL;
+	}
+	if (jobs->tail - jobs->head > jobs->mask)
+		apply_head(jobs);
+
+	struct slot *s = slot_at(jobs, jobs->tail);
+	s->ev = *ev;
+	copy_text(s, ev);
+	if (ev->kind == EV_FILE) {
+		/* the probe compares these two only: less to pass between processors */
+		s->seen.st_dev = ev->seen->st_dev;
+		s->seen.st_ino = ev->seen->st_ino;
+		s->ev.seen = &s->seen;
+		s->ev.details = NULL;
+		if (ev->detail) {
+			if (jobs->cfg.segments && !s->detail.segments)
+				s->detail.segments = xcalloc(jobs->cfg.segments,
+							     sizeof *s->detail.segments);
+			s->ev.details = &s->detail;
+		}
+		if (dir) {
+			dir->refs++;
+		} else {
+			/* no descriptor of "." (out of them): probe it here, now */
+			s->ev.err = probe_path(s->ev.accpath, &s->seen, ev->follow,
+					       &jobs->cfg.range, s->ev.details, &s->ev.stat);
+		}
+	}
+	s->dir = dir;
+	/* published later, by the store of published */
+	atomic_store_explicit(&s->state, slot_state(jobs->tail, dir ? SLOT_READY : SLOT_DONE),
+			      memory_order_relaxed);
+	jobs->tail++;
+
+	if (jobs->tail - jobs->shown >= jobs->batch)
+		publish(jobs);
+	apply_ready(jobs);
+}
+
+void jobs_drain(struct jobs *jobs)
+{
+	while (jobs->head < jobs->tail)
+		apply_head(jobs);
+}
+
+static size_t ring_slots(const struct jobs_config *cfg)
+{
+	size_t slots = RING_SLOTS;
+	while (slots > 16 && slots * cfg->segments * sizeof(struct segment) > RING_SEGMENT_BYTES)
+		slots /= 2;
+	return slots;
+}
+
+static void jobs_free(struct jobs *jobs)
+{
+	for (size_t i = 0; i <= jobs->mask; i++) {
+		free(jobs->slots[i].text);
+		free(jobs->slots[i].detail.segments);
+		free(jobs->slots[i].detail.extent);
+	}
+	free(jobs->slots);
+	free(jobs->threads);
+	pthread_mutex_destroy(&jobs->lock);
+	pthread_cond_destroy(&jobs->work);
+	pthread_cond_destroy(&jobs->done);
+	free(jobs);
+}
+
+/* Ends the threads started so far. */
+static void join_all(struct jobs *jobs)
+{
+	pthread_mutex_lock(&jobs->lock);
+	atomic_store(&jobs->finish, true);
+	pthread_cond_broadcast(&jobs->work);
+	pthread_mutex_unlock(&jobs->lock);
+	for (unsigned i = 0; i < jobs->nthreads; i++)
+		pthread_join(jobs->threads[i], NULL);
+}
+
+struct jobs *jobs_start(const struct jobs_config *cfg)
+{
+	struct jobs *jobs = xcalloc(1, sizeof *jobs);
+	size_t slots = ring_slots(cfg);
+
+	jobs->cfg = *cfg;
+	jobs->slots = xcalloc(slots, sizeof *jobs->slots);
+	jobs->mask = slots - 1;
+	jobs->batch = slots / 8 < BATCH_MAX ? slots / 8 : BATCH_MAX;
+	for (size_t i = 0; i < slots; i++) {
+		jobs->slots[i].detail.nsegments = cfg->segments;
+		jobs->slots[i].detail.extents = cfg->extents;
+	}
+	pthread_mutex_init(&jobs->lock, NULL);
+	pthread_cond_init(&jobs->work, NULL);
+	pthread_cond_init(&jobs->done, NULL);
+	/* answered once here, not raced for by the workers */
+	(void)caps_have_fowner();
+
+	jobs->threads = xcalloc(cfg->workers, sizeof *jobs->threads);
+	for (unsigned i = 0; i < cfg->workers; i++) {
+		if (pthread_create(&jobs->threads[i], NULL, worker, jobs) != 0)
+			break;
+		jobs->nthreads++;
+	}
+	if (jobs->nthreads == 0) {
+		jobs_free(jobs);
+		return NULL;
+	}
+	return jobs;
+}
+
+void jobs_stop(struct jobs *jobs)
+{
+	jobs_drain(jobs);
+	dir_release(jobs, jobs->cwd);
+	jobs->cwd = NULL;
+	join_all(jobs);
+	jobs_free(jobs);
+}
