@@ -40,6 +40,15 @@ static bool guard_std_fds(void)
 	return true;
 }
 
+/* --expect-cached: is the cached share of the total below the mark?  No
+ * pages at all (empty files, nothing found) leave nothing uncached. */
+static bool below_expectation(const struct options *opts, const struct pagecache_stat *total)
+{
+	if (opts->expect_cached < 0 || total->pages == 0)
+		return false;
+	return (double)total->cached * 100.0 < opts->expect_cached * (double)total->pages;
+}
+
 static int run(const struct options *opts)
 {
 	const char *why;
@@ -105,7 +114,9 @@ static int run(const struct options *opts)
 		}
 	}
 	sink_free(sink);
-	return result.errors ? EXIT_SOME_FAILED : EXIT_SUCCESS;
+	if (result.errors)
+		return EXIT_SOME_FAILED;
+	return below_expectation(opts, &result.total.stat) ? EXIT_NOT_CACHED : EXIT_SUCCESS;
 }
 
 /* Output that could not be written is a failure (exit 3), told on stderr

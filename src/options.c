@@ -27,6 +27,7 @@ enum {
 	OPT_EXCLUDE,
 	OPT_EXCLUDE_FROM,
 	OPT_FILES0_FROM,
+	OPT_EXPECT_CACHED,
 };
 
 static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqhV";
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
 	{ "pages", no_argument, NULL, 'p' },
 	{ "noheadings", no_argument, NULL, 'n' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "expect-cached", required_argument, NULL, OPT_EXPECT_CACHED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -119,6 +121,9 @@ static void usage(FILE *out)
 	      "  -p, --pages             page counts for the page columns in the table\n"
 	      "  -n, --noheadings        no header line (table and CSV)\n"
 	      "  -q, --quiet             no per-file error messages (still counted)\n"
+	      "      --expect-cached=PERCENT\n"
+	      "                          exit with status 4 when less than PERCENT (0 to\n"
+	      "                          100, decimals allowed) of all pages are cached\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version, the method the kernel offers\n"
 	      "                          and the capabilities held, and exit\n",
@@ -129,7 +134,7 @@ static void usage(FILE *out)
 	      "knows only cached pages) are '-' in the table, empty in CSV, null in JSON.\n"
 	      "\n"
 	      "Exit status: 0 every file inspected; 1 some could not be; 2 usage error;\n"
-	      "3 fatal (output failed, or no method usable).\n",
+	      "3 fatal (output failed, or no method usable); 4 --expect-cached not met.\n",
 	      out);
 }
 
@@ -178,6 +183,23 @@ static bool parse_count(const char *s, long *out)
 	if (errno || *end || v > INT_MAX)
 		return false;
 	*out = v;
+	return true;
+}
+
+/* A plain decimal number, "12", "12.5" or ".5": no sign, exponent, hex,
+ * inf or nan, which strtod would take. */
+static bool parse_decimal(const char *s, double *out)
+{
+	size_t digits = strspn(s, "0123456789");
+	const char *rest = s + digits;
+	if (*rest == '.') {
+		size_t fraction = strspn(rest + 1, "0123456789");
+		digits += fraction;
+		rest += 1 + fraction;
+	}
+	if (digits == 0 || *rest)
+		return false;
+	*out = strtod(s, NULL);
 	return true;
 }
 
@@ -404,6 +426,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 		.format = FORMAT_TABLE,
 		.unit = UNIT_HUMAN,
 		.sort_key = -1,
+		.expect_cached = -1,
 	};
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -522,6 +545,11 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case 'q':
 			opts->quiet = true;
+			break;
+		case OPT_EXPECT_CACHED:
+			if (!parse_decimal(optarg, &opts->expect_cached) || opts->expect_cached > 100)
+				return bad_value("--expect-cached", optarg,
+						 "a percentage from 0 to 100, such as 90 or 99.5");
 			break;
 		case 'h':
 			usage(stdout);

@@ -34,6 +34,7 @@ struct options {
 	uint64_t top;               /* --top N, or 0 */
 	const char **excludes;      /* --exclude, --exclude-from */
 	size_t nexcludes;
+	double expect_cached;       /* --expect-cached PERCENT, or -1 */
 	char **operands; /* NULL-terminated */
 };
 
@@ -42,6 +43,8 @@ struct options {
 #define OPTIONS_RUN (-1)
 
 #define EXIT_USAGE 2
+/* --expect-cached was not met */
+#define EXIT_NOT_CACHED 4
 
 int options_parse(int argc, char **argv, struct options *opts);
 
