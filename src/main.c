@@ -17,6 +17,7 @@
 #include "rank.h"
 #include "sink.h"
 #include "walk.h"
+#include "watch.h"
 #include "xalloc.h"
 
 #define EXIT_SOME_FAILED 1
@@ -49,18 +50,11 @@ static bool below_expectation(const struct options *opts, const struct pagecache
 	return (double)total->cached * 100.0 < opts->expect_cached * (double)total->pages;
 }
 
-static int run(const struct options *opts)
+/* One inspection of everything asked: rows out, the total last.  With
+ * watch (-i), the sample's time and each row's change go along. */
+static int inspect(const struct options *opts, struct watch *watch, bool *output_failed)
 {
-	const char *why;
-	int err = probe_init(opts->method, &why);
-	if (err) {
-		fprintf(stderr, "pagestat: %s: %s\n", why, strerror(err));
-		return EXIT_FATAL;
-	}
-	if (probe_fallback_errno() && !opts->quiet)
-		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
-			"which knows cached pages only\n", strerror(probe_fallback_errno()));
-
+	bool later = watch && watch_later_sample(watch);
 	struct sink_config sink_cfg = {
 		.out = stdout,
 		.columns = opts->columns,
@@ -75,6 +69,8 @@ static int run(const struct options *opts)
 		.range = opts->range,
 		.segments = opts->segments,
 		.extents = opts->extents,
+		.time = watch ? watch_time(watch) : NULL,
+		.later_sample = later,
 	};
 	struct walk_config walk_cfg = {
 		.follow = opts->follow,
@@ -100,6 +96,8 @@ static int run(const struct options *opts)
 		};
 		sink = sink_rank_new(sink, &rank_cfg);
 	}
+	if (watch)
+		sink = sink_delta_new(sink, watch);
 	struct walk_result result = { 0 };
 
 	if (sink_begin(sink)) {
@@ -110,13 +108,48 @@ static int run(const struct options *opts)
 				.stat = result.total.stat,
 				.files = result.total.files,
 			};
-			sink_end(sink, &total, result.errors);
+			result.output_failed = !sink_end(sink, &total, result.errors);
 		}
+	} else {
+		result.output_failed = true;
 	}
 	sink_free(sink);
+	*output_failed = result.output_failed;
 	if (result.errors)
 		return EXIT_SOME_FAILED;
 	return below_expectation(opts, &result.total.stat) ? EXIT_NOT_CACHED : EXIT_SUCCESS;
+}
+
+static int run(const struct options *opts)
+{
+	const char *why;
+	int err = probe_init(opts->method, &why);
+	if (err) {
+		fprintf(stderr, "pagestat: %s: %s\n", why, strerror(err));
+		return EXIT_FATAL;
+	}
+	if (probe_fallback_errno() && !opts->quiet)
+		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
+			"which knows cached pages only\n", strerror(probe_fallback_errno()));
+
+	bool output_failed;
+	if (!opts->interval)
+		return inspect(opts, NULL, &output_failed);
+
+	/* -i: a failure in any sample makes the status 1; --expect-cached
+	 * is judged on the last sample */
+	struct watch *watch = watch_new(opts->interval, opts->count);
+	int status = EXIT_SUCCESS;
+	bool failed = false;
+	while (watch_begin_sample(watch)) {
+		status = inspect(opts, watch, &output_failed);
+		failed |= status == EXIT_SOME_FAILED;
+		/* each sample reaches the reader (| jq) as soon as it is done */
+		if (output_failed || fflush(stdout) != 0 || !watch_wait(watch))
+			break;
+	}
+	watch_free(watch);
+	return failed ? EXIT_SOME_FAILED : status;
 }
 
 /* Output that could not be written is a failure (exit 3), told on stderr

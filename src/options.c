@@ -28,9 +28,10 @@ enum {
 	OPT_EXCLUDE_FROM,
 	OPT_FILES0_FROM,
 	OPT_EXPECT_CACHED,
+	OPT_COUNT,
 };
 
-static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqhV";
+static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hV";
 
 static const struct option long_options[] = {
 	{ "all", no_argument, NULL, 'a' },
@@ -62,6 +63,8 @@ static const struct option long_options[] = {
 	{ "noheadings", no_argument, NULL, 'n' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "expect-cached", required_argument, NULL, OPT_EXPECT_CACHED },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, OPT_COUNT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -124,6 +127,14 @@ static void usage(FILE *out)
 	      "      --expect-cached=PERCENT\n"
 	      "                          exit with status 4 when less than PERCENT (0 to\n"
 	      "                          100, decimals allowed) of all pages are cached\n"
+	      "\n"
+	      "Watch:\n"
+	      "  -i, --interval=SECONDS  inspect again every SECONDS (0.001 or more,\n"
+	      "                          fractions allowed) until interrupted; each sample\n"
+	      "                          has its time, and the delta column the change\n"
+	      "                          in cached pages since the sample before\n"
+	      "      --count=N           with -i: stop after N samples\n"
+	      "\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version, the method the kernel offers\n"
 	      "                          and the capabilities held, and exit\n",
@@ -343,6 +354,8 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	bool table = opts->format == FORMAT_TABLE;
 	opts->ncolumns = columns_default(opts->columns, table, all, opts->segments > 0,
 					 opts->extents != EXTENTS_NONE);
+	if (opts->interval)
+		opts->ncolumns = columns_add_delta(opts->columns, opts->ncolumns);
 	if (!list || all)
 		return OPTIONS_RUN;
 
@@ -359,10 +372,12 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	for (size_t i = 0; i < opts->ncolumns; i++) {
 		enum column_id id = opts->columns[i];
 		if ((id == COL_SEGMENTS && !opts->segments) ||
-		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE)) {
+		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE) ||
+		    (id == COL_DELTA && !opts->interval)) {
 			fprintf(stderr, "pagestat: column '%s' in --output needs %s\n"
 				"Try 'pagestat --help' for more information.\n", columns[id].name,
-				id == COL_SEGMENTS ? "--segments=N" : "--extents");
+				id == COL_SEGMENTS ? "--segments=N"
+				: id == COL_DELTA  ? "-i/--interval" : "--extents");
 			return EXIT_USAGE;
 		}
 	}
@@ -390,6 +405,8 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 		      "Try 'pagestat --help' for more information.\n", stderr);
 		return EXIT_USAGE;
 	}
+	if (opts->count && !opts->interval)
+		return usage_error("--count needs -i/--interval");
 	if (opts->reverse && opts->sort_key < 0 && !opts->top)
 		return usage_error("--reverse needs --sort or --top");
 	if (opts->top && opts->sort_key < 0)
@@ -445,10 +462,11 @@ int options_parse(int argc, char **argv, struct options *opts)
 			/* a required argument, never NULL: the analyser follows -e's optarg */
 			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
 			value = column_lookup(optarg, strlen(optarg));
-			if (value < 0 || value == COL_SEGMENTS || value == COL_EXTENTS)
+			if (value < 0 || value == COL_SEGMENTS || value == COL_EXTENTS ||
+			    value == COL_DELTA)
 				return bad_value("--sort", optarg,
-						 "a column name, as in --help, other than segments "
-						 "and extents");
+						 "a column name, as in --help, other than segments, "
+						 "extents and delta");
 			opts->sort_key = value;
 			break;
 		case OPT_REVERSE:
@@ -550,6 +568,18 @@ int options_parse(int argc, char **argv, struct options *opts)
 			if (!parse_decimal(optarg, &opts->expect_cached) || opts->expect_cached > 100)
 				return bad_value("--expect-cached", optarg,
 						 "a percentage from 0 to 100, such as 90 or 99.5");
+			break;
+		case 'i':
+			if (!parse_decimal(optarg, &opts->interval) || opts->interval < 0.001 ||
+			    opts->interval > INT_MAX)
+				return bad_value("--interval", optarg,
+						 "a number of seconds from 0.001 to 2147483647, "
+						 "such as 2 or 0.5");
+			break;
+		case OPT_COUNT:
+			if (!parse_count(optarg, &count) || count < 1)
+				return bad_value("--count", optarg, "a whole number from 1 to 2147483647");
+			opts->count = (uint64_t)count;
 			break;
 		case 'h':
 			usage(stdout);

@@ -35,6 +35,8 @@ struct options {
 	const char **excludes;      /* --exclude, --exclude-from */
 	size_t nexcludes;
 	double expect_cached;       /* --expect-cached PERCENT, or -1 */
+	double interval;            /* -i SECONDS, or 0: one sample */
+	uint64_t count;             /* --count N, or 0: until a signal */
 	char **operands; /* NULL-terminated */
 };
 

@@ -153,17 +153,37 @@ static void put_column(const struct sink *sink, bool *first, const struct row *r
 		else
 			fputs_unlocked("null", out);
 		break;
+	case KIND_DELTA:
+		put_key(out, first, col->name, "");
+		if (row->delta_known)
+			sink_put_delta(sink, out, row, false);
+		else
+			fputs_unlocked("null", out);
+		put_key(out, first, col->name, "_bytes");
+		if (row->delta_known)
+			sink_put_delta(sink, out, row, true);
+		else
+			fputs_unlocked("null", out);
+		break;
 	}
 }
 
-/* One row as a JSON object; with_type forces "type" (for the total). */
-static void put_row(const struct sink *sink, const struct row *row, bool with_type)
+/* One row as a JSON object; with_type forces "type" (for the total), with
+ * time a "time" key first (ndjson under -i). */
+static void put_row(const struct sink *sink, const struct row *row, bool with_type,
+		    const char *time)
 {
 	FILE *out = sink->cfg.out;
 	bool first = true;
 
 	putc_unlocked('{', out);
+	if (time) {
+		put_key(out, &first, "time", "");
+		fprintf(out, "\"%s\"", time);
+	}
 	if (row->error) {
+		if (!first)
+			putc_unlocked(',', out);
 		put_error_row(out, row);
 	} else {
 		bool has_type = false;
@@ -185,7 +205,10 @@ static void json_begin(struct sink *sink)
 {
 	FILE *out = sink->cfg.out;
 
-	fprintf(out, "{\"version\":\"%s\",\"page_size\":", PACKAGE_VERSION);
+	fprintf(out, "{\"version\":\"%s\",", PACKAGE_VERSION);
+	if (sink->cfg.time)
+		fprintf(out, "\"time\":\"%s\",", sink->cfg.time);
+	fputs_unlocked("\"page_size\":", out);
 	put_u64(out, sink->cfg.page_size);
 	fprintf(out, ",\"method\":\"%s\",\"range\":{\"offset\":", sink->cfg.method);
 	put_u64(out, sink->cfg.range.offset);
@@ -207,17 +230,21 @@ static void json_begin(struct sink *sink)
 
 static void json_row(struct sink *sink, const struct row *row)
 {
-	/* One row per line keeps the document greppable and diffable. */
-	fputs_unlocked(sink->rows ? ",\n" : "\n", sink->cfg.out);
-	put_row(sink, row, false);
+	/* One row per line keeps the document greppable and diffable; under
+	 * -i each sample is one document on one line. */
+	if (sink->rows)
+		putc_unlocked(',', sink->cfg.out);
+	if (!sink->cfg.time)
+		putc_unlocked('\n', sink->cfg.out);
+	put_row(sink, row, false, NULL);
 }
 
 static void json_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	FILE *out = sink->cfg.out;
 
-	fputs_unlocked("\n],\"total\":", out);
-	put_row(sink, total, true);
+	fputs_unlocked(sink->cfg.time ? "],\"total\":" : "\n],\"total\":", out);
+	put_row(sink, total, true, NULL);
 	fputs_unlocked(",\"errors\":", out);
 	put_u64(out, errors);
 	fputs_unlocked("}\n", out);
@@ -225,13 +252,13 @@ static void json_end(struct sink *sink, const struct row *total, uint64_t errors
 
 static void ndjson_row(struct sink *sink, const struct row *row)
 {
-	put_row(sink, row, false);
+	put_row(sink, row, false, sink->cfg.time);
 	putc_unlocked('\n', sink->cfg.out);
 }
 
 static void ndjson_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
-	put_row(sink, total, true);
+	put_row(sink, total, true, sink->cfg.time);
 	putc_unlocked('\n', sink->cfg.out);
 }
 

@@ -61,3 +61,174 @@ setup() {
 		refused "--expect-cached" "'$v'" "0 to 100" -- --expect-cached="$v" f
 	done
 }
+
+# ---- -i/--interval and --count -----------------------------------------
+
+TIME_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$'
+
+# A file of PAGES pages written and dropped here, not through make_*: the
+# test changes its cache itself while pagestat watches it.
+make_unarranged_dropped() {
+	pcarrange write "$1" $(($2 * PAGE))
+	pcarrange drop "$1"
+}
+
+@test "-i 0.2 --count 3 -J: three compact documents, one a line, times increasing" {
+	mkdir tree
+	make_cached tree/warm 3
+	run -0 --separate-stderr pagestat -i 0.2 --count 3 -J tree
+	assert_equal "${#lines[@]}" 3
+	assert_equal "$(jq -s length <<<"$output")" 3
+	local n t prev=
+	for n in 0 1 2; do
+		# each line is a whole document by itself
+		t=$(jq -r .time <<<"${lines[n]}")
+		[[ $t =~ $TIME_RE ]] || fail "not an RFC 3339 UTC time: $t"
+		[[ -z $prev || $t > $prev ]] || fail "time not increasing: $prev then $t"
+		prev=$t
+		assert_equal "$(jq -r '.rows[0].cached' <<<"${lines[n]}")" 3
+		assert_equal "$(jq -r '.total.cached' <<<"${lines[n]}")" 3
+	done
+	# no change before the first sample; none since then either
+	assert_equal "$(jq -sc 'map(.rows[0].delta)' <<<"$output")" '[null,0,0]'
+	assert_equal "$(jq -sc 'map(.total.delta_bytes)' <<<"$output")" '[null,0,0]'
+	# the samples are about 0.2 s apart
+	local first last
+	first=$(jq -r '.time | .[17:23]' <<<"${lines[0]}")
+	last=$(jq -r '.time | .[17:23]' <<<"${lines[2]}")
+	"$PYTHON3" -c "import sys; d = (float('$last') - float('$first')) % 60; sys.exit(not 0.35 <= d <= 1.5)" ||
+		fail "three samples 0.2 s apart took from $first to $last"
+}
+
+@test "-i: the delta is the pages cached between two samples" {
+	make_unarranged_dropped cold 10
+	# pages 2..5 cached half-way between the two samples
+	(sleep 0.5 && pcarrange cache cold 2 4) &
+	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 --format=ndjson -o path,cached,delta cold
+	wait
+	assert_equal "${#lines[@]}" 4
+	assert_equal "$(jq -sc 'map([.path, .cached, .delta, .delta_bytes])' <<<"$output")" \
+		"[[\"cold\",0,null,null],[null,0,null,null],[\"cold\",4,4,$((4 * PAGE))],[null,4,4,$((4 * PAGE))]]"
+	# and when they leave the cache, a negative one
+	(sleep 0.5 && pcarrange drop cold) &
+	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 -J -o path,cached,delta cold
+	wait
+	assert_equal "$(jq -sc 'map(.rows[0].delta)' <<<"$output")" '[null,-4]'
+	assert_equal "$(jq -sc 'map(.total.delta_bytes)' <<<"$output")" "[null,$((-4 * PAGE))]"
+}
+
+@test "-i with ndjson, CSV and the table: time and delta in each" {
+	mkdir tree
+	make_cached tree/a 2
+	make_partial tree/b 4 1 1
+	run -0 --separate-stderr pagestat -i 0.1 --count 2 -a --format=ndjson tree
+	assert_equal "${#lines[@]}" 8
+	assert_equal "$(jq -s '[.[] | select(.time | test("'"${TIME_RE//\\/\\\\}"'"))] | length' <<<"$output")" 8
+	assert_equal "$(jq -sc 'map(.delta)' <<<"$output")" '[null,null,null,null,0,0,0,0]'
+	assert_equal "$(jq -sc '[.[].time] | unique | length' <<<"$output")" 2
+	# CSV: one header, a time column first, delta and delta_bytes empty at first
+	run -0 --separate-stderr pagestat -i 0.1 --count 2 -a --csv -o path,cached,delta tree
+	assert_equal "${#lines[@]}" 7
+	assert_line --index 0 time,path,cached,cached_bytes,delta,delta_bytes
+	assert_line --regexp '^[0-9T:.-]+Z,tree/a,2,'"$((2 * PAGE))"',,$'
+	assert_line --regexp '^[0-9T:.-]+Z,tree/b,1,'"$PAGE"',0,0$'
+	assert_line --index 6 --regexp '^[0-9T:.-]+Z,tree,3,'"$((3 * PAGE))"',0,0$'
+	# the table: each sample under its time, DELTA '-' at first
+	run -0 --separate-stderr pagestat -i 0.1 --count 2 -p -o cached,delta,path tree
+	assert_equal "${#lines[@]}" 6
+	[[ ${lines[0]} =~ $TIME_RE && ${lines[3]} =~ $TIME_RE ]] || fail "no time lines: $output"
+	assert_line --index 1 --regexp '^CACHED +DELTA +PATH$'
+	assert_line --index 2 --regexp '^ +3 +- tree$'
+	assert_line --index 5 --regexp '^ +3 +0 tree$'
+	# an empty line between the samples (bats drops it from lines)
+	[[ $output == *$'tree\n\n'* ]] || fail "no empty line between samples: $output"
+}
+
+@test "-i: the table shows a signed change, +bytes and -pages" {
+	make_unarranged_dropped cold 8
+	(sleep 0.5 && pcarrange cache cold 0 8) &
+	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 -b -o cached,delta,path cold
+	wait
+	assert_line --index 5 --regexp "^ *$((8 * PAGE)) +\\+$((8 * PAGE)) cold\$"
+	(sleep 0.5 && pcarrange drop cold) &
+	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 -p -o cached,delta,path cold
+	wait
+	assert_line --index 5 --regexp '^ +0 +-8 cold$'
+}
+
+@test "-i: each sample is written out as soon as it is done" {
+	mkdir tree
+	make_cached tree/a 2
+	"$PAGESTAT" -i 0.3 -J tree >out &
+	local pid=$!
+	sleep 1
+	# still running, and the samples so far are in the file (not buffered)
+	kill -0 "$pid"
+	local n
+	n=$(jq -s length out)
+	kill -TERM "$pid"
+	wait "$pid" || fail "exit status $? after SIGTERM"
+	((n >= 2)) || fail "only $n samples written after 1 s at 0.3 s"
+}
+
+@test "-i without --count: SIGINT ends it after a whole sample, status 0" {
+	mkdir tree
+	make_cached tree/a 2
+	"$PAGESTAT" -i 0.2 -J tree >out 2>err &
+	local pid=$! status=0
+	sleep 0.7
+	kill -INT "$pid"
+	wait "$pid" || status=$?
+	assert_equal "status $status" "status 0"
+	assert_equal "$(cat err)" ""
+	# every line is a whole document: the last one was finished
+	local n
+	n=$(wc -l <out)
+	((n >= 2)) || fail "only $n samples"
+	assert_equal "$(jq -s length out)" "$n"
+	assert_equal "$(tail -c 1 out | od -An -c | tr -d ' ')" '\n'
+}
+
+@test "-i: SIGTERM cuts a long interval short" {
+	mkdir tree
+	make_cached tree/a 2
+	local start=$SECONDS status=0
+	"$PAGESTAT" -i 100 --format=ndjson tree >out &
+	local pid=$!
+	sleep 0.5
+	kill -TERM "$pid"
+	wait "$pid" || status=$?
+	assert_equal "status $status" "status 0"
+	((SECONDS - start < 10)) || fail "took $((SECONDS - start)) s to stop"
+	assert_equal "$(jq -s length out)" 2
+}
+
+@test "-i: a file that cannot be inspected in any sample makes the status 1" {
+	make_cached here 2
+	run -1 --separate-stderr pagestat -i 0.1 --count 2 -J here missing
+	assert_equal "$(jq -sc 'map(.errors)' <<<"$output")" '[1,1]'
+	assert_equal "$(jq -sc 'map(.rows[0].delta)' <<<"$output")" '[null,0]'
+}
+
+@test "-i with --expect-cached: judged on the last sample" {
+	make_unarranged_dropped cold 4
+	(sleep 0.5 && pcarrange cache cold 0 4) &
+	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 --expect-cached=100 -J cold
+	wait
+	assert_equal "$(jq -sc 'map(.total.cached)' <<<"$output")" '[0,4]'
+}
+
+@test "-i, --count: bad values and combinations are usage errors" {
+	local v
+	: >f
+	for v in 0 -1 abc '' 1e999 1e3 nan inf 0.0001 2147483648 ' 1'; do
+		refused "--interval" "'$v'" "seconds" -- -i "$v" f
+	done
+	refused "--interval" "'x'" -- --interval=x f
+	for v in 0 -3 x '' 1.5; do
+		refused "--count" "'$v'" "whole number" -- -i 1 --count="$v" f
+	done
+	refused "--count needs -i" -- --count=2 f
+	refused "column 'delta'" "-i" -- -o path,delta f
+	refused "--sort" "'delta'" -- -i 1 --count 1 -s delta f
+}
