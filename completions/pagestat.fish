@@ -70,6 +70,7 @@ complete -c pagestat -s l -l count-links -d 'Count a hard-linked file each time 
 complete -c pagestat -l exclude -x -d 'Skip files and directories whose name or path matches GLOB'
 complete -c pagestat -l exclude-from -r -F -d 'Skip what matches any glob in FILE, one a line'
 complete -c pagestat -l files0-from -r -F -d 'Inspect the NUL-separated names in FILE (- for stdin)'
+complete -c pagestat -l pid -x -a '(__fish_complete_pids)' -d 'Inspect the files process PID maps or holds open'
 complete -c pagestat -l method -x -d 'How to ask the kernel' -a '
     auto\t"cachestat, else mincore (default)"
     cachestat\t"cachestat(2) only"
@@ -106,6 +107,8 @@ complete -c pagestat -s b -l bytes -d 'Exact bytes instead of 1.5G in the table'
 complete -c pagestat -s p -l pages -d 'Page counts for the page columns in the table'
 complete -c pagestat -s n -l noheadings -d 'No header line (table and CSV)'
 complete -c pagestat -s q -l quiet -d 'No per-file error messages'
+complete -c pagestat -l progress -d 'Show the progress line on a terminal from the start'
+complete -c pagestat -l no-progress -d 'Never show the progress line'
 complete -c pagestat -l expect-cached -x -d 'Exit with status 4 when less than PERCENT of the pages are cached'
 
 # Watch

@@ -13,7 +13,9 @@
 #include "caps.h"
 #include "escape.h"
 #include "options.h"
+#include "pidfiles.h"
 #include "probe.h"
+#include "progress.h"
 #include "rank.h"
 #include "sink.h"
 #include "walk.h"
@@ -101,7 +103,12 @@ static int inspect(const struct options *opts, struct watch *watch, bool *output
 	struct walk_result result = { 0 };
 
 	if (sink_begin(sink)) {
-		walk_run(&walk_cfg, opts->operands, sink, &result);
+		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
+		if (opts->npids)
+			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
+		else
+			walk_run(&walk_cfg, opts->operands, sink, &result);
+		progress_suspend();
 		if (!result.output_failed) {
 			struct row total = {
 				.type = ROW_TOTAL,

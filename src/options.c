@@ -29,6 +29,9 @@ enum {
 	OPT_FILES0_FROM,
 	OPT_EXPECT_CACHED,
 	OPT_COUNT,
+	OPT_PID,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
 };
 
 static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hV";
@@ -65,6 +68,9 @@ static const struct option long_options[] = {
 	{ "expect-cached", required_argument, NULL, OPT_EXPECT_CACHED },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -101,6 +107,9 @@ static void usage(FILE *out)
 	      "                          (- reads standard input)\n"
 	      "      --files0-from=FILE  inspect the NUL-separated names in FILE\n"
 	      "                          (- reads standard input) instead of FILE operands\n"
+	      "      --pid=PID           inspect the regular files process PID maps or\n"
+	      "                          holds open, a row each (may be repeated), instead\n"
+	      "                          of FILE operands\n"
 	      "      --method=METHOD     auto (default), cachestat or mincore\n"
 	      "\n"
 	      "Range:\n"
@@ -124,6 +133,9 @@ static void usage(FILE *out)
 	      "  -p, --pages             page counts for the page columns in the table\n"
 	      "  -n, --noheadings        no header line (table and CSV)\n"
 	      "  -q, --quiet             no per-file error messages (still counted)\n"
+	      "      --progress          a progress line on stderr from the start, when it\n"
+	      "                          is a terminal (default: after about a second)\n"
+	      "      --no-progress       no progress line\n"
 	      "      --expect-cached=PERCENT\n"
 	      "                          exit with status 4 when less than PERCENT (0 to\n"
 	      "                          100, decimals allowed) of all pages are cached\n"
@@ -244,6 +256,8 @@ static size_t excludes_cap;
 static const char **exclude_files; /* --exclude-from, read after parsing */
 static size_t nexclude_files;
 static char **names;
+static pid_t *pids;
+static size_t pids_cap;
 
 static void add_exclude(struct options *opts, const char *glob)
 {
@@ -413,6 +427,8 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 		opts->sort_key = COL_CACHED;
 	if (files0_from && operands > 0)
 		return usage_error("FILE operands cannot be combined with --files0-from");
+	if (opts->npids && (files0_from || operands > 0))
+		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
 	bool stdin_taken = files0_from && strcmp(files0_from, "-") == 0;
 	for (size_t i = 0; i < nexclude_files; i++) {
 		if (strcmp(exclude_files[i], "-") != 0)
@@ -581,6 +597,23 @@ int options_parse(int argc, char **argv, struct options *opts)
 				return bad_value("--count", optarg, "a whole number from 1 to 2147483647");
 			opts->count = (uint64_t)count;
 			break;
+		case OPT_PID:
+			if (!parse_count(optarg, &count) || count < 1)
+				return bad_value("--pid", optarg, "a process ID, a whole number from 1 "
+						 "to 2147483647");
+			if (opts->npids == pids_cap) {
+				pids_cap = pids_cap ? pids_cap * 2 : 8;
+				pids = xrealloc(pids, pids_cap * sizeof *pids);
+			}
+			pids[opts->npids++] = (pid_t)count;
+			opts->pids = pids;
+			break;
+		case OPT_PROGRESS:
+			opts->progress = PROGRESS_ALWAYS;
+			break;
+		case OPT_NO_PROGRESS:
+			opts->progress = PROGRESS_NEVER;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -616,4 +649,5 @@ void options_free(void)
 	free(excludes);
 	free(exclude_files);
 	free(names);
+	free(pids);
 }

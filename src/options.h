@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "columns.h"
 #include "probe.h"
+#include "progress.h"
 #include "sink.h"
 #include "walk.h"
 
@@ -37,6 +39,9 @@ struct options {
 	double expect_cached;       /* --expect-cached PERCENT, or -1 */
 	double interval;            /* -i SECONDS, or 0: one sample */
 	uint64_t count;             /* --count N, or 0: until a signal */
+	const pid_t *pids;          /* --pid, in the order given; else NULL */
+	size_t npids;
+	enum progress_mode progress; /* --progress, --no-progress */
 	char **operands; /* NULL-terminated */
 };
 

@@ -8,6 +8,7 @@
 
 #include "escape.h"
 #include "format.h"
+#include "progress.h"
 #include "xalloc.h"
 
 /* Rows are held back only to learn the column widths; past this many the
@@ -280,6 +281,8 @@ static void add_row(struct sink *sink, const struct row *row)
 		print_line(sink, st->cells + start);
 		st->len = start;
 	} else if (++st->held > TABLE_HOLD_ROWS) {
+		/* rows stream from now on: no meter among them on a terminal */
+		progress_stdout_streams();
 		flush_held(sink);
 	}
 }

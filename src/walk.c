@@ -14,6 +14,7 @@
 
 #include "caps.h"
 #include "escape.h"
+#include "progress.h"
 #include "xalloc.h"
 
 /* (device, inode) of what was counted, so that it is counted once. */
@@ -98,6 +99,7 @@ static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
 /* "pagestat: WHAT 'PATH'" with the path shown terminal-safe. */
 static void say_path(const struct walk *w, const char *what, const char *path, size_t len)
 {
+	progress_clear();
 	fprintf(stderr, "pagestat: %s%s'", what, *what ? " " : "");
 	esc_put_terminal(stderr, path, len, w->cfg->utf8);
 	putc('\'', stderr);
@@ -209,6 +211,7 @@ static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
 		      "  are measured with mincore(2), which knows cached pages only\n", stderr);
 	}
 	agg_add(&w->agg, p->fts_level, &stat);
+	progress_file(stat.cached);
 	if (row)
 		emit(w, p->fts_path, p->fts_pathlen, type, &stat, 1, 0);
 }
@@ -405,10 +408,12 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
 
-	if (w.refused > REFUSALS_NAMED && !cfg->quiet)
+	if (w.refused > REFUSALS_NAMED && !cfg->quiet) {
+		progress_clear();
 		fprintf(stderr, "pagestat: %" PRIu64 " more file%s refused (Operation not "
 			"permitted) left out of the figures; JSON lists each\n",
 			w.refused - REFUSALS_NAMED, w.refused - REFUSALS_NAMED > 1 ? "s" : "");
+	}
 
 	result->total = *agg_total(&w.agg);
 	result->errors = w.errors;

@@ -232,3 +232,71 @@ make_unarranged_dropped() {
 	refused "column 'delta'" "-i" -- -o path,delta f
 	refused "--sort" "'delta'" -- -i 1 --count 1 -s delta f
 }
+
+# ---- --progress --------------------------------------------------------
+
+# Run pagestat ARGS... under a pseudo-terminal (stdin, stdout and stderr
+# all on it, unless REDIRECT, a shell redirection, says otherwise); what
+# the terminal received is in $output.  PAGESTAT_PROGRESS_DELAY_MS passes
+# through.
+on_terminal() {
+	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	local cmd
+	printf -v cmd '%q ' "$PAGESTAT" "$@"
+	run script -qec "$cmd ${REDIRECT-}" /dev/null
+}
+
+# A tree of FILES small files, all cached.
+make_many() {
+	local n
+	mkdir tree
+	for ((n = 0; n < $1; n++)); do
+		printf x >"tree/f$n"
+	done
+}
+
+METER_RE=$'pagestat: [0-9]+ files, [0-9]+ files/s, [0-9.]+[BKMGTPE]? cached'
+
+@test "--progress on a terminal: a meter on stderr, erased before the table" {
+	make_many 50
+	PAGESTAT_PROGRESS_DELAY_MS=0 on_terminal --progress -o files,path tree
+	assert_success
+	[[ $output =~ $METER_RE ]] || fail "no meter: $(printf %q "$output")"
+	# erased (\r ESC [K) after its last drawing, and the table follows
+	local after=${output##*cached}
+	[[ $after == $'\r\e[K'* ]] || fail "the meter is not erased: $(printf %q "$after")"
+	[[ $after == *FILES*PATH*$'\r\n   50 tree'* ]] || fail "no table after it: $(printf %q "$after")"
+	# the count it showed is at most the files there are
+	local shown=${BASH_REMATCH[0]#pagestat: }
+	((${shown%% *} <= 50)) || fail "meter says ${shown%% *} files"
+}
+
+@test "progress: not before the delay, not with --no-progress, never on a pipe" {
+	make_many 20
+	# the default wait (about a second) is longer than this walk
+	on_terminal -o files,path tree
+	assert_success
+	[[ ! $output =~ $METER_RE ]] || fail "a meter within the first second: $(printf %q "$output")"
+	# with no wait, the default shows it; --no-progress does not
+	PAGESTAT_PROGRESS_DELAY_MS=0 on_terminal tree
+	[[ $output =~ $METER_RE ]] || fail "no meter with no delay"
+	PAGESTAT_PROGRESS_DELAY_MS=0 on_terminal --progress --no-progress tree
+	[[ ! $output =~ $METER_RE ]] || fail "a meter with --no-progress"
+	# stderr a file: not on it, and not on the terminal
+	PAGESTAT_PROGRESS_DELAY_MS=0 REDIRECT='2>err' on_terminal --progress tree
+	[[ ! $output =~ $METER_RE ]] || fail "a meter with stderr a file: $(printf %q "$output")"
+	run cat err
+	assert_output ""
+	PAGESTAT_PROGRESS_DELAY_MS=0 run --separate-stderr pagestat --progress tree
+	assert_success
+	assert_equal "$stderr" ""
+}
+
+@test "progress: with stdout the same terminal, none for JSON; with stdout a file, yes" {
+	make_many 20
+	PAGESTAT_PROGRESS_DELAY_MS=0 on_terminal --progress -J tree
+	[[ ! $output =~ $METER_RE ]] || fail "a meter among JSON rows: $(printf %q "$output")"
+	PAGESTAT_PROGRESS_DELAY_MS=0 REDIRECT='>out' on_terminal --progress -J tree
+	[[ $output =~ $METER_RE ]] || fail "no meter with stdout a file: $(printf %q "$output")"
+	assert_equal "$(jq -r '.total.files' out)" 20
+}
