@@ -152,8 +152,9 @@ static char *copy(const char *s)
 	return memcpy(xrealloc(NULL, n), s, n);
 }
 
+/* route and alt are taken over: stored, freed with the list (so not const) */
 static void add_file(struct pid_walk *w, dev_t dev, ino_t ino, const char *path,
-		     char *route, char *alt)
+		     char *route, char *alt) /* NOLINT(readability-non-const-parameter) */
 {
 	if (w->nfiles == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
@@ -179,8 +180,36 @@ static bool is_deleted(const char *path)
 	return n > d && strcmp(path + n - d, deleted) == 0;
 }
 
-/* /proc/PID/maps: "START-END PERMS OFFSET MAJOR:MINOR INODE   PATH".  Only
- * mappings of files (an inode, an absolute path) are kept, each once. */
+/* One line of /proc/PID/maps, "START-END PERMS OFFSET MAJOR:MINOR INODE
+ * PATH" (hexadecimal but the inode): false unless all are there. */
+static bool parse_mapping(const char *line, unsigned long *start, unsigned long *end,
+			  dev_t *dev, ino_t *ino, const char **path)
+{
+	char *p;
+	unsigned long major, minor;
+
+	errno = 0;
+	*start = strtoul(line, &p, 16);
+	if (*p != '-')
+		return false;
+	*end = strtoul(p + 1, &p, 16);
+	p += strspn(p, " ");
+	p += strcspn(p, " "); /* permissions */
+	(void)strtoull(p, &p, 16); /* offset */
+	major = strtoul(p, &p, 16);
+	if (*p != ':')
+		return false;
+	minor = strtoul(p + 1, &p, 16);
+	*ino = (ino_t)strtoull(p, &p, 10);
+	if (errno || *p != ' ')
+		return false;
+	*dev = makedev(major, minor);
+	*path = p + strspn(p, " ");
+	return true;
+}
+
+/* /proc/PID/maps: only mappings of files (an inode, an absolute path)
+ * are kept, each once. */
 static int read_maps(struct pid_walk *w, pid_t pid)
 {
 	char *name = proc_path(pid, "maps", "");
@@ -194,21 +223,19 @@ static int read_maps(struct pid_walk *w, pid_t pid)
 	ssize_t len;
 	while ((len = getline(&line, &size, maps)) > 0) {
 		unsigned long start, end;
-		unsigned major, minor;
-		unsigned long long inode;
-		int at = 0;
+		dev_t dev;
+		ino_t ino;
+		const char *path;
 		if (line[len - 1] == '\n')
 			line[len - 1] = '\0';
-		if (sscanf(line, "%lx-%lx %*s %*x %x:%x %llu %n", &start, &end, &major, &minor,
-			   &inode, &at) < 5 || inode == 0 || line[at] != '/')
+		if (!parse_mapping(line, &start, &end, &dev, &ino, &path) || ino == 0 ||
+		    *path != '/')
 			continue;
-		const char *path = line + at;
-		dev_t dev = makedev(major, minor);
-		if (map_put(&w->mine, dev, (ino_t)inode, w->nfiles) != SIZE_MAX)
+		if (map_put(&w->mine, dev, ino, w->nfiles) != SIZE_MAX)
 			continue; /* mapped more than once */
 		char range[40];
 		snprintf(range, sizeof range, "%lx-%lx", start, end);
-		add_file(w, dev, (ino_t)inode, path, proc_path(pid, "map_files/", range),
+		add_file(w, dev, ino, path, proc_path(pid, "map_files/", range),
 			 is_deleted(path) ? NULL : proc_path(pid, "root", path));
 	}
 	int err = ferror(maps) ? EIO : 0;
@@ -228,6 +255,8 @@ static int read_fds(struct pid_walk *w, pid_t pid)
 		return errno == ENOENT ? ESRCH : errno;
 
 	struct dirent *d;
+	/* one thread reads this stream; readdir_r is deprecated (glibc 2.24) */
+	// cppcheck-suppress readdirCalled
 	while ((d = readdir(dir))) {
 		struct stat st;
 		char target[PATH_MAX];

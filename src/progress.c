@@ -39,7 +39,7 @@ static int64_t delay_ns(void)
 	char *end;
 	if (env && *env) {
 		long ms = strtol(env, &end, 10);
-		if (!*end && ms >= 0 && ms <= 3600 * 1000)
+		if (!*end && ms >= 0 && ms <= 3600L * 1000)
 			return ms * 1000000LL;
 	}
 	return DELAY_MS * 1000000LL;
@@ -67,7 +67,7 @@ static void draw(int64_t now)
 	/* \r and erase to the end of the line: a shorter line leaves no tail */
 	fprintf(stderr, "\r\033[Kpagestat: %" PRIu64 " files, %" PRIu64 " files/s, %s cached",
 		meter.files, rate, cached);
-	fflush(stderr);
+	(void)fflush(stderr);
 	meter.shown = true;
 	meter.last = now;
 }
@@ -89,7 +89,7 @@ void progress_clear(void)
 	if (!meter.shown)
 		return;
 	fputs("\r\033[K", stderr);
-	fflush(stderr);
+	(void)fflush(stderr);
 	meter.shown = false;
 	/* not drawn again at once: the message just printed stays readable */
 	meter.last = now_ns();
