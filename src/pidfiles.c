@@ -304,10 +304,19 @@ static int open_file(const struct pid_file *f, int *fd_out, struct stat *st)
 	return err;
 }
 
-static void inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f)
+/* Is the process gone?  Then its files are left out, not failures. */
+static bool vanished(pid_t pid)
+{
+	char path[32];
+	snprintf(path, sizeof path, "/proc/%ld", (long)pid);
+	return access(path, F_OK) != 0 && errno == ENOENT;
+}
+
+/* False when the process turned out to be gone (nothing reported). */
+static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f)
 {
 	if (map_put(&w->counted, f->dev, f->ino, 0) != SIZE_MAX)
-		return; /* counted with an earlier process */
+		return true; /* counted with an earlier process */
 	int fd = -1;
 	struct stat st;
 	struct pagecache_stat stat;
@@ -317,14 +326,17 @@ static void inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 		err = probe_fd(fd, &st, &w->cfg->range, detail ? &w->detail : NULL, &stat);
 		close(fd);
 	}
+	if (err == ENOENT && vanished(pid))
+		return false;
 	if (err) {
 		fail_file(w, pid, f, err);
-		return;
+		return true;
 	}
 	agg_stat_add(&w->total.stat, &stat);
 	w->total.files++;
 	progress_file(stat.cached);
 	emit(w, f->path, strlen(f->path), &stat, 0);
+	return true;
 }
 
 static void free_files(struct pid_walk *w)
@@ -343,9 +355,13 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 	int err = read_maps(w, pid);
 	if (!err)
 		err = read_fds(w, pid);
-	/* what was found before the process vanished is still reported */
+	/* what could be inspected before the process vanished is reported;
+	 * the rest is not, and the process is the one failure */
 	for (size_t i = 0; i < w->nfiles && !w->output_failed; i++)
-		inspect_file(w, pid, &w->files[i]);
+		if (!inspect_file(w, pid, &w->files[i])) {
+			err = ESRCH;
+			break;
+		}
 	if (err && !w->output_failed)
 		fail_pid(w, pid, err);
 	free_files(w);
