@@ -300,3 +300,24 @@ METER_RE=$'pagestat: [0-9]+ files, [0-9]+ files/s, [0-9.]+[BKMGTPE]? cached'
 	[[ $output =~ $METER_RE ]] || fail "no meter with stdout a file: $(printf %q "$output")"
 	assert_equal "$(jq -r '.total.files' out)" 20
 }
+
+@test "progress: a table past 1000 rows on the terminal stops the meter before its rows" {
+	make_many 1100
+	PAGESTAT_PROGRESS_DELAY_MS=0 on_terminal --progress -a -o files,path tree
+	assert_success
+	[[ $output =~ $METER_RE ]] || fail "no meter at all"
+	# nothing of the meter after the header: the rows are clean lines
+	local after=${output#*FILES PATH}
+	[[ $after != *files/s* && $after != *$'\e['* ]] || fail "a meter among the rows"
+	assert_equal "$(grep -c '^    1 tree/f' <<<"${after//$'\r'/}")" 1100
+}
+
+@test "progress with -i: shown in each sample, erased before each table" {
+	make_many 30
+	PAGESTAT_PROGRESS_DELAY_MS=0 on_terminal --progress -i 0.1 --count 2 -o files,path tree
+	assert_success
+	local meters
+	meters=$(grep -o 'files/s' <<<"$output" | wc -l)
+	((meters >= 2)) || fail "$meters meters in 2 samples"
+	assert_equal "$(grep -c $'\e\\[KFILES PATH' <<<"$output")" 2
+}
