@@ -15,14 +15,15 @@ function __fish_pagestat_column_table
         recently_evicted 'evicted pages that would still be cached in a larger cache' \
         files 'files counted in the row' \
         segments 'with -S: the cached share of each part of the range' \
-        extents 'with -e: cached (or missing) byte extents, START-END'
+        extents 'with -e: cached (or missing) byte extents, START-END' \
+        delta 'with -i: change in cached pages since the previous sample'
 end
 
-# One column for -s/--sort: any but the two lists.
+# One column for -s/--sort: any but the two lists and delta.
 function __fish_pagestat_sort_keys --description 'Complete pagestat sort keys'
     set -l columns (__fish_pagestat_column_table)
     for i in (seq 1 2 (count $columns))
-        contains -- $columns[$i] segments extents
+        contains -- $columns[$i] segments extents delta
         and continue
         printf '%s\t%s\n' $columns[$i] $columns[(math $i + 1)]
     end
@@ -70,6 +71,7 @@ complete -c pagestat -l exclude -x -d 'Skip files and directories whose name or 
 complete -c pagestat -l exclude-from -r -F -d 'Skip what matches any glob in FILE, one a line'
 complete -c pagestat -l files0-from -r -F -d 'Inspect the NUL-separated names in FILE (- for stdin)'
 complete -c pagestat -s j -l jobs -x -d 'Threads that open and measure files while one walks (1 to 256)'
+complete -c pagestat -l pid -x -a '(__fish_complete_pids)' -d 'Inspect the files process PID maps or holds open'
 complete -c pagestat -l method -x -d 'How to ask the kernel' -a '
     auto\t"cachestat, else mincore (default)"
     cachestat\t"cachestat(2) only"
@@ -106,5 +108,12 @@ complete -c pagestat -s b -l bytes -d 'Exact bytes instead of 1.5G in the table'
 complete -c pagestat -s p -l pages -d 'Page counts for the page columns in the table'
 complete -c pagestat -s n -l noheadings -d 'No header line (table and CSV)'
 complete -c pagestat -s q -l quiet -d 'No per-file error messages'
+complete -c pagestat -l progress -d 'Show the progress line on a terminal from the start'
+complete -c pagestat -l no-progress -d 'Never show the progress line'
+complete -c pagestat -l expect-cached -x -d 'Exit with status 4 when less than PERCENT of the pages are cached'
+
+# Watch
+complete -c pagestat -s i -l interval -x -d 'Inspect again every SECONDS until interrupted (0.5 allowed)'
+complete -c pagestat -l count -x -d 'With -i: stop after N samples'
 complete -c pagestat -s h -l help -d 'Show help and exit'
 complete -c pagestat -s V -l version -d 'Show version, method and capabilities, and exit'

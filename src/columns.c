@@ -37,6 +37,8 @@ const struct column columns[COL_COUNT] = {
 			   "with -S: the cached share of each part of the range" },
 	[COL_EXTENTS] = { "extents", "EXTENTS", KIND_EXTENTS, PCS_CACHED, 0, true,
 			  "with -e: cached (or missing) byte extents, START-END" },
+	[COL_DELTA] = { "delta", "DELTA", KIND_DELTA, PCS_CACHED, 0, true,
+			"with -i: change in cached pages since the previous sample" },
 };
 
 bool column_value(const struct column *col, const struct row *row, uint64_t *value)
@@ -116,7 +118,8 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 	size_t n = 0;
 	/* PATH goes last in the table, as in du and fincore. */
 	for (int i = 0; i < COL_COUNT; i++) {
-		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents))
+		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
+		    i == COL_DELTA)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))
 			ids[n++] = (enum column_id)i;
@@ -126,10 +129,25 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 	return n;
 }
 
+size_t columns_add_delta(enum column_id *ids, size_t n)
+{
+	size_t at = n;
+	if (listed(ids, n, COL_DELTA))
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == COL_PERCENT || (ids[i] == COL_CACHED && at == n))
+			at = i + 1;
+	if (at == n && n > 0 && ids[n - 1] == COL_PATH)
+		at = n - 1;
+	memmove(ids + at + 1, ids + at, (n - at) * sizeof *ids);
+	ids[at] = COL_DELTA;
+	return n + 1;
+}
+
 void columns_usage(FILE *out)
 {
-	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments\n"
-	      "and extents with -S and -e only), the table all but", out);
+	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments,\n"
+	      "extents and delta with -S, -e and -i only), the table all but", out);
 	int hidden = 0, n = 0;
 	for (int i = 0; i < COL_COUNT; i++)
 		hidden += !columns[i].table_default;

@@ -23,6 +23,7 @@ enum column_id {
 	COL_FILES,
 	COL_SEGMENTS,
 	COL_EXTENTS,
+	COL_DELTA,
 	COL_COUNT
 };
 
@@ -34,6 +35,7 @@ enum column_kind {
 	KIND_PERCENT, /* cached share of pages */
 	KIND_SEGMENTS, /* -S: the cached share of each part of a file */
 	KIND_EXTENTS,  /* -e: the cached (or missing) byte extents of a file */
+	KIND_DELTA,    /* -i: signed change in cached pages, with a _bytes twin */
 };
 
 enum row_type { ROW_FILE, ROW_DIRECTORY, ROW_BLOCKDEV, ROW_TOTAL, ROW_UNKNOWN };
@@ -52,6 +54,10 @@ struct row {
 	size_t nsegments;
 	const struct extent *extents;
 	size_t nextents;
+	/* -i: the change in cached pages since the previous sample; unknown
+	 * on the first sample and for a row the previous sample lacked */
+	int64_t delta;
+	bool delta_known;
 };
 
 /* Does this row carry segments and extents (when -S or -e asked)? */
@@ -89,6 +95,10 @@ int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_pa
  * EXTENTS are among them only when segments (-S) and extents (-e) ask. */
 size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 		       bool extents);
+
+/* -i: add DELTA to the n columns in ids (after PERCENT, else after
+ * CACHED, else before a final PATH, else last) unless it is there. */
+size_t columns_add_delta(enum column_id *ids, size_t n);
 
 /* Look a column up by name, any case; -1 when there is none. */
 int column_lookup(const char *name, size_t len);

@@ -13,10 +13,13 @@
 #include "caps.h"
 #include "escape.h"
 #include "options.h"
+#include "pidfiles.h"
 #include "probe.h"
+#include "progress.h"
 #include "rank.h"
 #include "sink.h"
 #include "walk.h"
+#include "watch.h"
 #include "xalloc.h"
 
 #define EXIT_SOME_FAILED 1
@@ -40,18 +43,20 @@ static bool guard_std_fds(void)
 	return true;
 }
 
-static int run(const struct options *opts)
+/* --expect-cached: is the cached share of the total below the mark?  No
+ * pages at all (empty files, nothing found) leave nothing uncached. */
+static bool below_expectation(const struct options *opts, const struct pagecache_stat *total)
 {
-	const char *why;
-	int err = probe_init(opts->method, &why);
-	if (err) {
-		fprintf(stderr, "pagestat: %s: %s\n", why, strerror(err));
-		return EXIT_FATAL;
-	}
-	if (probe_fallback_errno() && !opts->quiet)
-		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
-			"which knows cached pages only\n", strerror(probe_fallback_errno()));
+	if (opts->expect_cached < 0 || total->pages == 0)
+		return false;
+	return (double)total->cached * 100.0 < opts->expect_cached * (double)total->pages;
+}
 
+/* One inspection of everything asked: rows out, the total last.  With
+ * watch (-i), the sample's time and each row's change go along. */
+static int inspect(const struct options *opts, struct watch *watch, bool *output_failed)
+{
+	bool later = watch && watch_later_sample(watch);
 	struct sink_config sink_cfg = {
 		.out = stdout,
 		.columns = opts->columns,
@@ -66,6 +71,8 @@ static int run(const struct options *opts)
 		.range = opts->range,
 		.segments = opts->segments,
 		.extents = opts->extents,
+		.time = watch ? watch_time(watch) : NULL,
+		.later_sample = later,
 	};
 	struct walk_config walk_cfg = {
 		.follow = opts->follow,
@@ -92,21 +99,65 @@ static int run(const struct options *opts)
 		};
 		sink = sink_rank_new(sink, &rank_cfg);
 	}
+	if (watch)
+		sink = sink_delta_new(sink, watch);
 	struct walk_result result = { 0 };
 
 	if (sink_begin(sink)) {
-		walk_run(&walk_cfg, opts->operands, sink, &result);
+		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
+		if (opts->npids)
+			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
+		else
+			walk_run(&walk_cfg, opts->operands, sink, &result);
+		progress_suspend();
 		if (!result.output_failed) {
 			struct row total = {
 				.type = ROW_TOTAL,
 				.stat = result.total.stat,
 				.files = result.total.files,
 			};
-			sink_end(sink, &total, result.errors);
+			result.output_failed = !sink_end(sink, &total, result.errors);
 		}
+	} else {
+		result.output_failed = true;
 	}
 	sink_free(sink);
-	return result.errors ? EXIT_SOME_FAILED : EXIT_SUCCESS;
+	*output_failed = result.output_failed;
+	if (result.errors)
+		return EXIT_SOME_FAILED;
+	return below_expectation(opts, &result.total.stat) ? EXIT_NOT_CACHED : EXIT_SUCCESS;
+}
+
+static int run(const struct options *opts)
+{
+	const char *why;
+	int err = probe_init(opts->method, &why);
+	if (err) {
+		fprintf(stderr, "pagestat: %s: %s\n", why, strerror(err));
+		return EXIT_FATAL;
+	}
+	if (probe_fallback_errno() && !opts->quiet)
+		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
+			"which knows cached pages only\n", strerror(probe_fallback_errno()));
+
+	bool output_failed;
+	if (!opts->interval)
+		return inspect(opts, NULL, &output_failed);
+
+	/* -i: a failure in any sample makes the status 1; --expect-cached
+	 * is judged on the last sample */
+	struct watch *watch = watch_new(opts->interval, opts->count);
+	int status = EXIT_SUCCESS;
+	bool failed = false;
+	while (watch_begin_sample(watch)) {
+		status = inspect(opts, watch, &output_failed);
+		failed |= status == EXIT_SOME_FAILED;
+		/* each sample reaches the reader (| jq) as soon as it is done */
+		if (output_failed || fflush(stdout) != 0 || !watch_wait(watch))
+			break;
+	}
+	watch_free(watch);
+	return failed ? EXIT_SOME_FAILED : status;
 }
 
 /* Output that could not be written is a failure (exit 3), told on stderr

@@ -28,9 +28,14 @@ enum {
 	OPT_EXCLUDE,
 	OPT_EXCLUDE_FROM,
 	OPT_FILES0_FROM,
+	OPT_EXPECT_CACHED,
+	OPT_COUNT,
+	OPT_PID,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
 };
 
-static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqhVj:";
+static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hVj:";
 
 static const struct option long_options[] = {
 	{ "all", no_argument, NULL, 'a' },
@@ -62,6 +67,12 @@ static const struct option long_options[] = {
 	{ "pages", no_argument, NULL, 'p' },
 	{ "noheadings", no_argument, NULL, 'n' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "expect-cached", required_argument, NULL, OPT_EXPECT_CACHED },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -98,6 +109,9 @@ static void usage(FILE *out)
 	      "                          (- reads standard input)\n"
 	      "      --files0-from=FILE  inspect the NUL-separated names in FILE\n"
 	      "                          (- reads standard input) instead of FILE operands\n"
+	      "      --pid=PID           inspect the regular files process PID maps or\n"
+	      "                          holds open, a row each (may be repeated), instead\n"
+	      "                          of FILE operands\n"
 	      "      --method=METHOD     auto (default), cachestat or mincore\n"
 	      "  -j, --jobs=N            N threads open and measure files while one walks\n"
 	      "                          (1 to 256; default 1); output as with 1\n"
@@ -123,6 +137,20 @@ static void usage(FILE *out)
 	      "  -p, --pages             page counts for the page columns in the table\n"
 	      "  -n, --noheadings        no header line (table and CSV)\n"
 	      "  -q, --quiet             no per-file error messages (still counted)\n"
+	      "      --progress          a progress line on stderr from the start, when it\n"
+	      "                          is a terminal (default: after about a second)\n"
+	      "      --no-progress       no progress line\n"
+	      "      --expect-cached=PERCENT\n"
+	      "                          exit with status 4 when less than PERCENT (0 to\n"
+	      "                          100, decimals allowed) of all pages are cached\n"
+	      "\n"
+	      "Watch:\n"
+	      "  -i, --interval=SECONDS  inspect again every SECONDS (0.001 or more,\n"
+	      "                          fractions allowed) until interrupted; each sample\n"
+	      "                          has its time, and the delta column the change\n"
+	      "                          in cached pages since the sample before\n"
+	      "      --count=N           with -i: stop after N samples\n"
+	      "\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version, the method the kernel offers\n"
 	      "                          and the capabilities held, and exit\n",
@@ -133,7 +161,7 @@ static void usage(FILE *out)
 	      "knows only cached pages) are '-' in the table, empty in CSV, null in JSON.\n"
 	      "\n"
 	      "Exit status: 0 every file inspected; 1 some could not be; 2 usage error;\n"
-	      "3 fatal (output failed, or no method usable).\n",
+	      "3 fatal (output failed, or no method usable); 4 --expect-cached not met.\n",
 	      out);
 }
 
@@ -185,6 +213,25 @@ static bool parse_count(const char *s, long *out)
 	return true;
 }
 
+/* A plain decimal number, "12", "12.5" or ".5": no sign, exponent, hex,
+ * inf or nan, which strtod would take. */
+static bool parse_decimal(const char *s, double *out)
+{
+	/* a required argument, never NULL: the analyser follows -e's optarg */
+	/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
+	size_t digits = strspn(s, "0123456789");
+	const char *rest = s + digits;
+	if (*rest == '.') {
+		size_t fraction = strspn(rest + 1, "0123456789");
+		digits += fraction;
+		rest += 1 + fraction;
+	}
+	if (digits == 0 || *rest)
+		return false;
+	*out = strtod(s, NULL);
+	return true;
+}
+
 struct name_value {
 	const char *name;
 	int value;
@@ -215,6 +262,8 @@ static size_t excludes_cap;
 static const char **exclude_files; /* --exclude-from, read after parsing */
 static size_t nexclude_files;
 static char **names;
+static pid_t *pids;
+static size_t pids_cap;
 
 static void add_exclude(struct options *opts, const char *glob)
 {
@@ -325,6 +374,8 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	bool table = opts->format == FORMAT_TABLE;
 	opts->ncolumns = columns_default(opts->columns, table, all, opts->segments > 0,
 					 opts->extents != EXTENTS_NONE);
+	if (opts->interval)
+		opts->ncolumns = columns_add_delta(opts->columns, opts->ncolumns);
 	if (!list || all)
 		return OPTIONS_RUN;
 
@@ -341,10 +392,12 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	for (size_t i = 0; i < opts->ncolumns; i++) {
 		enum column_id id = opts->columns[i];
 		if ((id == COL_SEGMENTS && !opts->segments) ||
-		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE)) {
+		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE) ||
+		    (id == COL_DELTA && !opts->interval)) {
 			fprintf(stderr, "pagestat: column '%s' in --output needs %s\n"
 				"Try 'pagestat --help' for more information.\n", columns[id].name,
-				id == COL_SEGMENTS ? "--segments=N" : "--extents");
+				id == COL_SEGMENTS ? "--segments=N"
+				: id == COL_DELTA  ? "-i/--interval" : "--extents");
 			return EXIT_USAGE;
 		}
 	}
@@ -372,12 +425,16 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 		      "Try 'pagestat --help' for more information.\n", stderr);
 		return EXIT_USAGE;
 	}
+	if (opts->count && !opts->interval)
+		return usage_error("--count needs -i/--interval");
 	if (opts->reverse && opts->sort_key < 0 && !opts->top)
 		return usage_error("--reverse needs --sort or --top");
 	if (opts->top && opts->sort_key < 0)
 		opts->sort_key = COL_CACHED;
 	if (files0_from && operands > 0)
 		return usage_error("FILE operands cannot be combined with --files0-from");
+	if (opts->npids && (files0_from || operands > 0))
+		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
 	bool stdin_taken = files0_from && strcmp(files0_from, "-") == 0;
 	for (size_t i = 0; i < nexclude_files; i++) {
 		if (strcmp(exclude_files[i], "-") != 0)
@@ -409,6 +466,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 		.unit = UNIT_HUMAN,
 		.sort_key = -1,
 		.jobs = 1,
+		.expect_cached = -1,
 	};
 
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -427,10 +485,11 @@ int options_parse(int argc, char **argv, struct options *opts)
 			/* a required argument, never NULL: the analyser follows -e's optarg */
 			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
 			value = column_lookup(optarg, strlen(optarg));
-			if (value < 0 || value == COL_SEGMENTS || value == COL_EXTENTS)
+			if (value < 0 || value == COL_SEGMENTS || value == COL_EXTENTS ||
+			    value == COL_DELTA)
 				return bad_value("--sort", optarg,
-						 "a column name, as in --help, other than segments "
-						 "and extents");
+						 "a column name, as in --help, other than segments, "
+						 "extents and delta");
 			opts->sort_key = value;
 			break;
 		case OPT_REVERSE:
@@ -533,6 +592,40 @@ int options_parse(int argc, char **argv, struct options *opts)
 		case 'q':
 			opts->quiet = true;
 			break;
+		case OPT_EXPECT_CACHED:
+			if (!parse_decimal(optarg, &opts->expect_cached) || opts->expect_cached > 100)
+				return bad_value("--expect-cached", optarg,
+						 "a percentage from 0 to 100, such as 90 or 99.5");
+			break;
+		case 'i':
+			if (!parse_decimal(optarg, &opts->interval) || opts->interval < 0.001 ||
+			    opts->interval > INT_MAX)
+				return bad_value("--interval", optarg,
+						 "a number of seconds from 0.001 to 2147483647, "
+						 "such as 2 or 0.5");
+			break;
+		case OPT_COUNT:
+			if (!parse_count(optarg, &count) || count < 1)
+				return bad_value("--count", optarg, "a whole number from 1 to 2147483647");
+			opts->count = (uint64_t)count;
+			break;
+		case OPT_PID:
+			if (!parse_count(optarg, &count) || count < 1)
+				return bad_value("--pid", optarg, "a process ID, a whole number from 1 "
+						 "to 2147483647");
+			if (opts->npids == pids_cap) {
+				pids_cap = pids_cap ? pids_cap * 2 : 8;
+				pids = xrealloc(pids, pids_cap * sizeof *pids);
+			}
+			pids[opts->npids++] = (pid_t)count;
+			opts->pids = pids;
+			break;
+		case OPT_PROGRESS:
+			opts->progress = PROGRESS_ALWAYS;
+			break;
+		case OPT_NO_PROGRESS:
+			opts->progress = PROGRESS_NEVER;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -568,4 +661,5 @@ void options_free(void)
 	free(excludes);
 	free(exclude_files);
 	free(names);
+	free(pids);
 }

@@ -5,9 +5,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "columns.h"
 #include "probe.h"
+#include "progress.h"
 #include "sink.h"
 #include "walk.h"
 
@@ -35,6 +37,12 @@ struct options {
 	const char **excludes;      /* --exclude, --exclude-from */
 	size_t nexcludes;
 	unsigned jobs;              /* -j N */
+	double expect_cached;       /* --expect-cached PERCENT, or -1 */
+	double interval;            /* -i SECONDS, or 0: one sample */
+	uint64_t count;             /* --count N, or 0: until a signal */
+	const pid_t *pids;          /* --pid, in the order given; else NULL */
+	size_t npids;
+	enum progress_mode progress; /* --progress, --no-progress */
 	char **operands; /* NULL-terminated */
 };
 
@@ -43,6 +51,8 @@ struct options {
 #define OPTIONS_RUN (-1)
 
 #define EXIT_USAGE 2
+/* --expect-cached was not met */
+#define EXIT_NOT_CACHED 4
 
 int options_parse(int argc, char **argv, struct options *opts);
 

@@ -78,3 +78,11 @@ void sink_put_extents(FILE *out, const struct row *row)
 		put_u64(out, row->extents[i].offset + row->extents[i].length);
 	}
 }
+
+void sink_put_delta(const struct sink *sink, FILE *out, const struct row *row, bool in_bytes)
+{
+	uint64_t magnitude = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
+	if (row->delta < 0)
+		putc_unlocked('-', out);
+	put_u64(out, in_bytes ? sink_pages_to_bytes(sink, magnitude) : magnitude);
+}

@@ -28,6 +28,8 @@ struct sink_config {
 	struct probe_range range;
 	unsigned segments;        /* -S N, or 0 */
 	enum extent_mode extents; /* -e */
+	const char *time;         /* -i: the sample's time, RFC 3339; else NULL */
+	bool later_sample;        /* -i: a sample after the first */
 };
 
 struct sink;
@@ -61,6 +63,10 @@ bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);
  * for each segment and "START-END" for each extent, space-separated. */
 void sink_put_segments(FILE *out, const struct row *row);
 void sink_put_extents(FILE *out, const struct row *row);
+
+/* -i: a signed page change (pages, or bytes when in_bytes) in decimal,
+ * '-' first when negative. */
+void sink_put_delta(const struct sink *sink, FILE *out, const struct row *row, bool in_bytes);
 
 /* Number of bytes of a page counter. */
 static inline uint64_t sink_pages_to_bytes(const struct sink *sink, uint64_t pages)

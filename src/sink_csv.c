@@ -16,14 +16,17 @@ static void csv_begin(struct sink *sink)
 {
 	FILE *out = sink->cfg.out;
 
-	if (!sink->cfg.headings)
+	/* under -i, the header only before the first sample: one table */
+	if (!sink->cfg.headings || sink->cfg.later_sample)
 		return;
+	if (sink->cfg.time)
+		fputs_unlocked(sink->cfg.ncolumns ? "time," : "time", out);
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
 		const struct column *col = &columns[sink->cfg.columns[i]];
 		if (i)
 			putc_unlocked(',', out);
 		fputs_unlocked(col->name, out);
-		if (col->kind == KIND_PAGES)
+		if (col->kind == KIND_PAGES || col->kind == KIND_DELTA)
 			fprintf(out, ",%s_bytes", col->name);
 	}
 	putc_unlocked('\n', out);
@@ -71,11 +74,22 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 	case KIND_EXTENTS:
 		sink_put_extents(out, row);
 		break;
+	case KIND_DELTA:
+		if (row->delta_known) {
+			sink_put_delta(sink, out, row, false);
+			putc_unlocked(',', out);
+			sink_put_delta(sink, out, row, true);
+		} else {
+			putc_unlocked(',', out);
+		}
+		break;
 	}
 }
 
 static void put_line(const struct sink *sink, const struct row *row)
 {
+	if (sink->cfg.time)
+		fprintf(sink->cfg.out, sink->cfg.ncolumns ? "%s," : "%s", sink->cfg.time);
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
 		if (i)
 			putc_unlocked(',', sink->cfg.out);

@@ -122,6 +122,15 @@ static void put_extents(struct strbuf *out, const struct row *row)
 	sb_putc(out, ']');
 }
 
+static void put_delta(const struct sink *sink, struct strbuf *out, const struct row *row,
+		      bool in_bytes)
+{
+	uint64_t magnitude = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
+	if (row->delta < 0)
+		sb_putc(out, '-');
+	sb_u64(out, in_bytes ? sink_pages_to_bytes(sink, magnitude) : magnitude);
+}
+
 static void put_quoted(struct strbuf *out, const char *name)
 {
 	sb_putc(out, '"');
@@ -207,17 +216,36 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		else
 			sb_put(out, "null", 4);
 		break;
+	case KIND_DELTA:
+		put_column_key(sink, out, first, id, false);
+		if (row->delta_known)
+			put_delta(sink, out, row, false);
+		else
+			sb_put(out, "null", 4);
+		put_column_key(sink, out, first, id, true);
+		if (row->delta_known)
+			put_delta(sink, out, row, true);
+		else
+			sb_put(out, "null", 4);
+		break;
 	}
 }
 
-/* One row as a JSON object; with_type forces "type" (for the total). */
+/* One row as a JSON object; with_type forces "type" (for the total), with
+ * time a "time" key first (ndjson under -i). */
 static void put_row(const struct sink *sink, struct strbuf *out, const struct row *row,
-		    bool with_type)
+		    bool with_type, const char *time)
 {
 	bool first = true;
 
 	sb_putc(out, '{');
+	if (time) {
+		put_key(out, &first, "time", "");
+		put_quoted(out, time);
+	}
 	if (row->error) {
+		if (!first)
+			sb_putc(out, ',');
 		put_error_row(out, row);
 	} else {
 		bool has_type = false;
@@ -239,6 +267,10 @@ static void json_begin(struct sink *sink)
 	struct strbuf *out = buffer(sink);
 
 	sb_puts(out, "{\"version\":\"" PACKAGE_VERSION "\"");
+	if (sink->cfg.time) {
+		sb_puts(out, ",\"time\":");
+		put_quoted(out, sink->cfg.time);
+	}
 	put_pair(out, ",\"page_size\":", sink->cfg.page_size);
 	sb_puts(out, ",\"method\":");
 	put_quoted(out, sink->cfg.method);
@@ -262,9 +294,13 @@ static void json_row(struct sink *sink, const struct row *row)
 {
 	struct strbuf *out = buffer(sink);
 
-	/* One row per line keeps the document greppable and diffable. */
-	sb_puts(out, sink->rows ? ",\n" : "\n");
-	put_row(sink, out, row, false);
+	/* One row per line keeps the document greppable and diffable; under
+	 * -i each sample is one document on one line. */
+	if (sink->rows)
+		sb_putc(out, ',');
+	if (!sink->cfg.time)
+		sb_putc(out, '\n');
+	put_row(sink, out, row, false, NULL);
 	sb_write(out, sink->cfg.out);
 }
 
@@ -272,8 +308,8 @@ static void json_end(struct sink *sink, const struct row *total, uint64_t errors
 {
 	struct strbuf *out = buffer(sink);
 
-	sb_puts(out, "\n],\"total\":");
-	put_row(sink, out, total, true);
+	sb_puts(out, sink->cfg.time ? "],\"total\":" : "\n],\"total\":");
+	put_row(sink, out, total, true, NULL);
 	put_pair(out, ",\"errors\":", errors);
 	sb_puts(out, "}\n");
 	sb_write(out, sink->cfg.out);
@@ -283,7 +319,7 @@ static void ndjson_row(struct sink *sink, const struct row *row)
 {
 	struct strbuf *out = buffer(sink);
 
-	put_row(sink, out, row, false);
+	put_row(sink, out, row, false, sink->cfg.time);
 	sb_putc(out, '\n');
 	sb_write(out, sink->cfg.out);
 }
@@ -293,7 +329,7 @@ static void ndjson_end(struct sink *sink, const struct row *total, uint64_t erro
 	struct strbuf *out = buffer(sink);
 
 	(void)errors;
-	put_row(sink, out, total, true);
+	put_row(sink, out, total, true, sink->cfg.time);
 	sb_putc(out, '\n');
 	sb_write(out, sink->cfg.out);
 }

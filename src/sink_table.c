@@ -8,6 +8,7 @@
 
 #include "escape.h"
 #include "format.h"
+#include "progress.h"
 #include "xalloc.h"
 
 /* Rows are held back only to learn the column widths; past this many the
@@ -54,6 +55,21 @@ static void append(struct table_state *st, const char *s, size_t n)
 static size_t format_bytes(const struct sink *sink, char buf[FMT_BUFSIZE], uint64_t bytes)
 {
 	return sink->cfg.unit == UNIT_BYTES ? fmt_u64(buf, bytes) : fmt_human(buf, bytes);
+}
+
+/* -i: the change in cached pages, signed ("+1.0M", "-8", "0B"); '-' on
+ * the first sample. */
+static size_t format_delta(const struct sink *sink, char buf[FMT_BUFSIZE + 1],
+			   const struct row *row)
+{
+	if (!row->delta_known)
+		return (size_t)(stpcpy(buf, "-") - buf);
+	uint64_t pages = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
+	size_t n = row->delta != 0;
+	buf[0] = row->delta < 0 ? '-' : '+';
+	if (sink->cfg.counters_in_pages)
+		return n + fmt_u64(buf + n, pages);
+	return n + format_bytes(sink, buf + n, sink_pages_to_bytes(sink, pages));
 }
 
 /* -S: one cell of the bar per segment, its height the cached share:
@@ -111,7 +127,7 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 {
 	struct table_state *st = sink->state;
 	const struct column *col = &columns[id];
-	char buf[FMT_BUFSIZE];
+	char buf[FMT_BUFSIZE + 1]; /* a sign, for DELTA */
 	size_t n = 0;
 	uint64_t value;
 
@@ -155,6 +171,9 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 			buf[n++] = '%';
 		else
 			n = (size_t)(stpcpy(buf, "-") - buf);
+		break;
+	case KIND_DELTA:
+		n = format_delta(sink, buf, row);
 		break;
 	case KIND_SEGMENTS:
 	case KIND_EXTENTS:
@@ -231,6 +250,10 @@ static void table_begin(struct sink *sink)
 	struct table_state *st = xcalloc(1, sizeof *st);
 
 	sink->state = st;
+	/* -i: each sample is a table of its own under its time */
+	if (sink->cfg.time)
+		fprintf(sink->cfg.out, "%s%s\n", sink->cfg.later_sample ? "\n" : "",
+			sink->cfg.time);
 	if (!sink->cfg.headings)
 		return;
 	/* The header is the first held row, so it widens the columns too. */
@@ -258,6 +281,8 @@ static void add_row(struct sink *sink, const struct row *row)
 		print_line(sink, st->cells + start);
 		st->len = start;
 	} else if (++st->held > TABLE_HOLD_ROWS) {
+		/* rows stream from now on: no meter among them on a terminal */
+		progress_stdout_streams();
 		flush_held(sink);
 	}
 }

@@ -15,6 +15,7 @@
 #include "caps.h"
 #include "escape.h"
 #include "jobs.h"
+#include "progress.h"
 #include "xalloc.h"
 
 /* (device, inode) of what was counted, so that it is counted once. */
@@ -100,6 +101,7 @@ static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
 /* "pagestat: WHAT 'PATH'" with the path shown terminal-safe. */
 static void say_path(const struct walk *w, const char *what, const char *path, size_t len)
 {
+	progress_clear();
 	fprintf(stderr, "pagestat: %s%s'", what, *what ? " " : "");
 	esc_put_terminal(stderr, path, len, w->cfg->utf8);
 	putc('\'', stderr);
@@ -196,6 +198,7 @@ static void file_done(struct walk *w, const struct walk_event *ev)
 		      "  are measured with mincore(2), which knows cached pages only\n", stderr);
 	}
 	agg_add(&w->agg, ev->level, &ev->stat);
+	progress_file(ev->stat.cached);
 	if (ev->row)
 		emit(w, ev->path, ev->path_len, ev->type, &ev->stat, 1, 0, ev->details);
 }
@@ -490,10 +493,12 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	if (w.jobs)
 		jobs_stop(w.jobs);
 
-	if (w.refused > REFUSALS_NAMED && !cfg->quiet)
+	if (w.refused > REFUSALS_NAMED && !cfg->quiet) {
+		progress_clear();
 		fprintf(stderr, "pagestat: %" PRIu64 " more file%s refused (Operation not "
 			"permitted) left out of the figures; JSON lists each\n",
 			w.refused - REFUSALS_NAMED, w.refused - REFUSALS_NAMED > 1 ? "s" : "");
+	}
 
 	result->total = *agg_total(&w.agg);
 	result->errors = w.errors;

@@ -1,0 +1,391 @@
+/* --pid: the regular files processes map or hold open, each inspected once. */
+#include <config.h>
+
+#include "pidfiles.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "aggregate.h"
+#include "caps.h"
+#include "escape.h"
+#include "progress.h"
+#include "xalloc.h"
+
+/* (device, inode) -> index, open addressing; inode 0 is never stored. */
+struct devino_map {
+	struct devino_slot {
+		dev_t dev;
+		ino_t ino;
+		size_t index;
+	} *slots;
+	size_t cap, count;
+};
+
+static struct devino_slot *map_slot(const struct devino_map *m, dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4fu;
+	size_t mask = m->cap - 1;
+	for (size_t i = (size_t)(h ^ (h >> 29)) & mask;; i = (i + 1) & mask)
+		if (m->slots[i].ino == 0 || (m->slots[i].dev == dev && m->slots[i].ino == ino))
+			return &m->slots[i];
+}
+
+/* The index stored for (dev, ino), or SIZE_MAX after storing index. */
+static size_t map_put(struct devino_map *m, dev_t dev, ino_t ino, size_t index)
+{
+	if ((m->count + 1) * 4 > m->cap * 3) {
+		struct devino_map bigger = { .cap = m->cap ? m->cap * 2 : 64 };
+		bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].ino != 0)
+				*map_slot(&bigger, m->slots[i].dev, m->slots[i].ino) = m->slots[i];
+		bigger.count = m->count;
+		free(m->slots);
+		*m = bigger;
+	}
+	struct devino_slot *slot = map_slot(m, dev, ino);
+	if (slot->ino != 0)
+		return slot->index;
+	*slot = (struct devino_slot){ dev, ino, index };
+	m->count++;
+	return SIZE_MAX;
+}
+
+static void map_clear(struct devino_map *m)
+{
+	if (m->cap)
+		memset(m->slots, 0, m->cap * sizeof *m->slots);
+	m->count = 0;
+}
+
+/* A file of one process, and how to open it. */
+struct pid_file {
+	dev_t dev;
+	ino_t ino;
+	char *path;  /* as the process sees it; " (deleted)" kept */
+	char *route; /* /proc/PID/fd/N or /proc/PID/map_files/START-END */
+	char *alt;   /* else /proc/PID/root/PATH; NULL for a deleted file */
+};
+
+struct pid_walk {
+	const struct walk_config *cfg;
+	struct sink *sink;
+	struct agg_sum total;
+	uint64_t errors;
+	bool output_failed;
+	struct devino_map counted; /* files inspected, over every process */
+	struct devino_map mine;    /* files of this process -> index in files */
+	struct pid_file *files;
+	size_t nfiles, cap;
+	struct probe_detail detail;
+	bool told_ptrace;
+};
+
+static void emit(struct pid_walk *w, const char *path, size_t len,
+		 const struct pagecache_stat *stat, int error)
+{
+	struct row row = {
+		.path = path,
+		.path_len = len,
+		.type = stat ? ROW_FILE : ROW_UNKNOWN,
+		.files = stat ? 1 : 0,
+		.error = error,
+	};
+	if (stat) {
+		row.stat = *stat;
+		row.segments = w->detail.segments;
+		row.nsegments = w->detail.nsegments;
+		row.extents = w->detail.extent;
+		row.nextents = w->detail.nextents;
+	}
+	if (!sink_row(w->sink, &row))
+		w->output_failed = true;
+}
+
+/* A process that cannot be read: "pagestat: --pid 12345: No such process". */
+static void fail_pid(struct pid_walk *w, pid_t pid, int err)
+{
+	char path[32];
+	int len = snprintf(path, sizeof path, "/proc/%ld", (long)pid);
+
+	w->errors++;
+	if (!w->cfg->quiet) {
+		progress_clear();
+		fprintf(stderr, "pagestat: --pid %ld: %s\n", (long)pid, strerror(err));
+		if ((err == EACCES || err == EPERM) && !w->told_ptrace) {
+			w->told_ptrace = true;
+			fputs("pagestat: note: the files of another user's process, or of a more\n"
+			      "  privileged one, can be read only with CAP_SYS_PTRACE, which pagestat\n"
+			      "  does not keep: run it as the user the process runs as\n", stderr);
+		}
+	}
+	emit(w, path, (size_t)len, NULL, err);
+}
+
+static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, int err)
+{
+	w->errors++;
+	if (!w->cfg->quiet) {
+		progress_clear();
+		fprintf(stderr, "pagestat: --pid %ld: cannot inspect '", (long)pid);
+		esc_put_terminal(stderr, f->path, strlen(f->path), w->cfg->utf8);
+		fprintf(stderr, "': %s\n", probe_strerror(err));
+		if (err == PROBE_EREFUSED)
+			caps_explain_eperm(stderr);
+	}
+	emit(w, f->path, strlen(f->path), NULL, err);
+}
+
+static char *copy(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* route and alt are taken over: stored, freed with the list (so not const) */
+static void add_file(struct pid_walk *w, dev_t dev, ino_t ino, const char *path,
+		     char *route, char *alt) /* NOLINT(readability-non-const-parameter) */
+{
+	if (w->nfiles == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 64;
+		w->files = xrealloc(w->files, w->cap * sizeof *w->files);
+	}
+	w->files[w->nfiles++] = (struct pid_file){ dev, ino, copy(path), route, alt };
+}
+
+static char *proc_path(pid_t pid, const char *what, const char *rest)
+{
+	size_t size = 32 + strlen(what) + strlen(rest);
+	char *s = xrealloc(NULL, size);
+	snprintf(s, size, "/proc/%ld/%s%s", (long)pid, what, rest);
+	return s;
+}
+
+
+static const char deleted[] = " (deleted)";
+
+static bool is_deleted(const char *path)
+{
+	size_t n = strlen(path), d = sizeof deleted - 1;
+	return n > d && strcmp(path + n - d, deleted) == 0;
+}
+
+/* One line of /proc/PID/maps, "START-END PERMS OFFSET MAJOR:MINOR INODE
+ * PATH" (hexadecimal but the inode): false unless all are there. */
+static bool parse_mapping(const char *line, unsigned long *start, unsigned long *end,
+			  dev_t *dev, ino_t *ino, const char **path)
+{
+	char *p;
+	unsigned long major, minor;
+
+	errno = 0;
+	*start = strtoul(line, &p, 16);
+	if (*p != '-')
+		return false;
+	*end = strtoul(p + 1, &p, 16);
+	p += strspn(p, " ");
+	p += strcspn(p, " "); /* permissions */
+	(void)strtoull(p, &p, 16); /* offset */
+	major = strtoul(p, &p, 16);
+	if (*p != ':')
+		return false;
+	minor = strtoul(p + 1, &p, 16);
+	*ino = (ino_t)strtoull(p, &p, 10);
+	if (errno || *p != ' ')
+		return false;
+	*dev = makedev(major, minor);
+	*path = p + strspn(p, " ");
+	return true;
+}
+
+/* /proc/PID/maps: only mappings of files (an inode, an absolute path)
+ * are kept, each once. */
+static int read_maps(struct pid_walk *w, pid_t pid)
+{
+	char *name = proc_path(pid, "maps", "");
+	FILE *maps = fopen(name, "re");
+	free(name);
+	if (!maps)
+		return errno == ENOENT ? ESRCH : errno;
+
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
+	while ((len = getline(&line, &size, maps)) > 0) {
+		unsigned long start, end;
+		dev_t dev;
+		ino_t ino;
+		const char *path;
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		if (!parse_mapping(line, &start, &end, &dev, &ino, &path) || ino == 0 ||
+		    *path != '/')
+			continue;
+		if (map_put(&w->mine, dev, ino, w->nfiles) != SIZE_MAX)
+			continue; /* mapped more than once */
+		char range[40];
+		snprintf(range, sizeof range, "%lx-%lx", start, end);
+		add_file(w, dev, ino, path, proc_path(pid, "map_files/", range),
+			 is_deleted(path) ? NULL : proc_path(pid, "root", path));
+	}
+	int err = ferror(maps) ? EIO : 0;
+	free(line);
+	fclose(maps);
+	return err;
+}
+
+/* /proc/PID/fd: the descriptors open on regular files.  A file also
+ * mapped keeps its place, and is opened through the descriptor. */
+static int read_fds(struct pid_walk *w, pid_t pid)
+{
+	char *name = proc_path(pid, "fd", "");
+	DIR *dir = opendir(name);
+	free(name);
+	if (!dir)
+		return errno == ENOENT ? ESRCH : errno;
+
+	struct dirent *d;
+	/* one thread reads this stream; readdir_r is deprecated (glibc 2.24) */
+	// cppcheck-suppress readdirCalled
+	while ((d = readdir(dir))) {
+		struct stat st;
+		char target[PATH_MAX];
+		if (d->d_name[0] == '.' || fstatat(dirfd(dir), d->d_name, &st, 0) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue; /* closed meanwhile, or not a regular file */
+		ssize_t n = readlinkat(dirfd(dir), d->d_name, target, sizeof target - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		size_t seen = map_put(&w->mine, st.st_dev, st.st_ino, w->nfiles);
+		char *route = proc_path(pid, "fd/", d->d_name);
+		if (seen == SIZE_MAX) {
+			add_file(w, st.st_dev, st.st_ino, target, route, NULL);
+		} else {
+			free(w->files[seen].route);
+			w->files[seen].route = route;
+		}
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* Open f through /proc, the way that gives the very file the process
+ * has, and check that it is the one /proc described. */
+static int open_file(const struct pid_file *f, int *fd_out, struct stat *st)
+{
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int fd = open(f->route, flags);
+	int err = errno;
+	/* map_files needs CAP_SYS_ADMIN: else the path, in the process's root */
+	if (fd < 0 && f->alt)
+		fd = open(f->alt, flags | O_NOFOLLOW), err = errno;
+	if (fd < 0)
+		return err == ELOOP ? PROBE_ECHANGED : err;
+	if (fstat(fd, st) != 0) {
+		err = errno;
+	} else if (!S_ISREG(st->st_mode) || st->st_dev != f->dev || st->st_ino != f->ino) {
+		err = PROBE_ECHANGED;
+	} else {
+		*fd_out = fd;
+		return 0;
+	}
+	close(fd);
+	return err;
+}
+
+/* Is the process gone?  Then its files are left out, not failures. */
+static bool vanished(pid_t pid)
+{
+	char path[32];
+	snprintf(path, sizeof path, "/proc/%ld", (long)pid);
+	return access(path, F_OK) != 0 && errno == ENOENT;
+}
+
+/* False when the process turned out to be gone (nothing reported). */
+static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f)
+{
+	if (map_put(&w->counted, f->dev, f->ino, 0) != SIZE_MAX)
+		return true; /* counted with an earlier process */
+	int fd = -1;
+	struct stat st;
+	struct pagecache_stat stat;
+	int err = open_file(f, &fd, &st);
+	if (!err) {
+		bool detail = w->detail.nsegments || w->detail.extents != EXTENTS_NONE;
+		err = probe_fd(fd, &st, &w->cfg->range, detail ? &w->detail : NULL, &stat);
+		close(fd);
+	}
+	if (err == ENOENT && vanished(pid))
+		return false;
+	if (err) {
+		fail_file(w, pid, f, err);
+		return true;
+	}
+	agg_stat_add(&w->total.stat, &stat);
+	w->total.files++;
+	progress_file(stat.cached);
+	emit(w, f->path, strlen(f->path), &stat, 0);
+	return true;
+}
+
+static void free_files(struct pid_walk *w)
+{
+	for (size_t i = 0; i < w->nfiles; i++) {
+		free(w->files[i].path);
+		free(w->files[i].route);
+		free(w->files[i].alt);
+	}
+	w->nfiles = 0;
+	map_clear(&w->mine);
+}
+
+static void walk_pid(struct pid_walk *w, pid_t pid)
+{
+	int err = read_maps(w, pid);
+	if (!err)
+		err = read_fds(w, pid);
+	/* what could be inspected before the process vanished is reported;
+	 * the rest is not, and the process is the one failure */
+	for (size_t i = 0; i < w->nfiles && !w->output_failed; i++)
+		if (!inspect_file(w, pid, &w->files[i])) {
+			err = ESRCH;
+			break;
+		}
+	if (err && !w->output_failed)
+		fail_pid(w, pid, err);
+	free_files(w);
+}
+
+void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
+	     struct sink *sink, struct walk_result *result)
+{
+	struct pid_walk w = { .cfg = cfg, .sink = sink };
+
+	w.total.stat.known = probe_known();
+	w.detail.nsegments = cfg->segments;
+	w.detail.extents = cfg->extents;
+	if (cfg->segments)
+		w.detail.segments = xcalloc(cfg->segments, sizeof *w.detail.segments);
+	for (size_t i = 0; i < npids && !w.output_failed; i++)
+		walk_pid(&w, pids[i]);
+
+	result->total = w.total;
+	result->errors = w.errors;
+	result->output_failed = w.output_failed;
+	free(w.files);
+	free(w.counted.slots);
+	free(w.mine.slots);
+	free(w.detail.segments);
+	free(w.detail.extent);
+}

@@ -1,0 +1,108 @@
+/* --progress: a one-line meter on a terminal's stderr while a walk runs. */
+#include <config.h>
+
+#include "progress.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format.h"
+
+/* Redrawn at most this often, once the walk has run for the delay. */
+#define REDRAW_NS (250 * 1000000LL)
+#define DELAY_MS 1000
+
+static struct {
+	bool on;        /* may draw in this inspection */
+	bool stdout_tty; /* stdout is a terminal (the same one, most likely) */
+	bool shown;     /* a meter is on the screen now */
+	int64_t start;  /* CLOCK_MONOTONIC, ns */
+	int64_t first;  /* when it may first be drawn */
+	int64_t last;   /* last drawn */
+	uint64_t files, cached_pages, page_size;
+} meter;
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* PAGESTAT_PROGRESS_DELAY_MS, for the tests: the wait before the meter. */
+static int64_t delay_ns(void)
+{
+	const char *env = getenv("PAGESTAT_PROGRESS_DELAY_MS");
+	char *end;
+	if (env && *env) {
+		long ms = strtol(env, &end, 10);
+		if (!*end && ms >= 0 && ms <= 3600L * 1000)
+			return ms * 1000000LL;
+	}
+	return DELAY_MS * 1000000LL;
+}
+
+void progress_start(enum progress_mode mode, bool table, uint64_t page_size)
+{
+	meter.stdout_tty = isatty(STDOUT_FILENO);
+	meter.on = mode != PROGRESS_NEVER && isatty(STDERR_FILENO) &&
+		   (table || !meter.stdout_tty);
+	meter.shown = false;
+	meter.files = meter.cached_pages = 0;
+	meter.page_size = page_size;
+	meter.start = meter.last = now_ns();
+	meter.first = meter.start + (mode == PROGRESS_ALWAYS ? 0 : delay_ns());
+}
+
+static void draw(int64_t now)
+{
+	char cached[FMT_BUFSIZE];
+	double seconds = (double)(now - meter.start) / 1e9;
+	uint64_t rate = seconds > 0 ? (uint64_t)((double)meter.files / seconds) : 0;
+
+	fmt_human(cached, meter.cached_pages * meter.page_size);
+	/* \r and erase to the end of the line: a shorter line leaves no tail */
+	fprintf(stderr, "\r\033[Kpagestat: %" PRIu64 " files, %" PRIu64 " files/s, %s cached",
+		meter.files, rate, cached);
+	(void)fflush(stderr);
+	meter.shown = true;
+	meter.last = now;
+}
+
+void progress_file(uint64_t cached_pages)
+{
+	meter.files++;
+	meter.cached_pages += cached_pages;
+	if (!meter.on)
+		return;
+	int64_t now = now_ns();
+	/* the first time as soon as it may be, then every REDRAW_NS */
+	if (now >= meter.first && (meter.last == meter.start || now - meter.last >= REDRAW_NS))
+		draw(now);
+}
+
+void progress_clear(void)
+{
+	if (!meter.shown)
+		return;
+	fputs("\r\033[K", stderr);
+	(void)fflush(stderr);
+	meter.shown = false;
+	/* not drawn again at once: the message just printed stays readable */
+	meter.last = now_ns();
+}
+
+void progress_suspend(void)
+{
+	progress_clear();
+	meter.on = false;
+}
+
+void progress_stdout_streams(void)
+{
+	if (meter.stdout_tty)
+		progress_suspend();
+}

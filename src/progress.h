@@ -1,0 +1,34 @@
+/* --progress: a one-line meter on a terminal's stderr while a walk runs. */
+#ifndef PAGESTAT_PROGRESS_H
+#define PAGESTAT_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum progress_mode {
+	PROGRESS_AUTO,   /* on a terminal, once the walk has run about a second */
+	PROGRESS_ALWAYS, /* --progress: on a terminal, from the start */
+	PROGRESS_NEVER,  /* --no-progress */
+};
+
+/* Before each inspection (each sample of -i).  The meter is drawn only
+ * when stderr is a terminal, and not when stdout is that terminal too
+ * unless table (which prints at the end, or from row 1000 on: then
+ * progress_stdout_streams). */
+void progress_start(enum progress_mode mode, bool table, uint64_t page_size);
+
+/* A file was inspected, with that many cached pages. */
+void progress_file(uint64_t cached_pages);
+
+/* Erase the meter (before a message on stderr); it comes back at the
+ * next update. */
+void progress_clear(void);
+
+/* Erase the meter and draw no more until the next progress_start. */
+void progress_suspend(void);
+
+/* The table starts printing rows as they come: on a terminal stdout,
+ * the meter would mix with them, so it stops (progress_suspend). */
+void progress_stdout_streams(void);
+
+#endif
