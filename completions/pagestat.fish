@@ -96,7 +96,8 @@ complete -c pagestat -l format -x -d 'Output format' -a '
     table\t"aligned columns for people (default)"
     csv\t"RFC 4180, exact integers"
     json\t"one JSON document"
-    ndjson\t"one JSON object per line"'
+    ndjson\t"one JSON object per line"
+    prometheus\t"Prometheus text format 0.0.4"'
 complete -c pagestat -s J -l json -n "not $format_seen" -d 'Same as --format=json'
 complete -c pagestat -l csv -n "not $format_seen" -d 'Same as --format=csv'
 complete -c pagestat -s o -l output -x -a '(__fish_pagestat_columns)' -d 'Columns to show, comma-separated (+LIST adds)'

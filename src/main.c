@@ -92,19 +92,23 @@ static int run(const struct options *opts)
 		sink = sink_rank_new(sink, &rank_cfg);
 	}
 	struct walk_result result = { 0 };
+	bool written = sink_begin(sink);
 
-	if (sink_begin(sink)) {
+	if (written) {
 		walk_run(&walk_cfg, opts->operands, sink, &result);
-		if (!result.output_failed) {
-			struct row total = {
-				.type = ROW_TOTAL,
-				.stat = result.total.stat,
-				.files = result.total.files,
-			};
-			sink_end(sink, &total, result.errors);
-		}
+		written = !result.output_failed;
+	}
+	if (written) {
+		struct row total = {
+			.type = ROW_TOTAL,
+			.stat = result.total.stat,
+			.files = result.total.files,
+		};
+		written = sink_end(sink, &total, result.errors);
 	}
 	sink_free(sink);
+	if (!written)
+		return EXIT_FATAL; /* the stream's error is told when it is closed */
 	return result.errors ? EXIT_SOME_FAILED : EXIT_SUCCESS;
 }
 

@@ -109,7 +109,7 @@ static void usage(FILE *out)
 	      "written KiB, MiB...) or KB, MB... (powers of 1000).\n"
 	      "\n"
 	      "Output:\n"
-	      "      --format=FORMAT     table (default), csv, json or ndjson\n"
+	      "      --format=FORMAT     table (default), csv, json, ndjson or prometheus\n"
 	      "  -J, --json              same as --format=json\n"
 	      "      --csv               same as --format=csv\n"
 	      "  -o, --output=LIST       columns to show, comma-separated, in that order;\n"
@@ -311,6 +311,7 @@ static const struct name_value formats[] = {
 	{ "csv", FORMAT_CSV },
 	{ "json", FORMAT_JSON },
 	{ "ndjson", FORMAT_NDJSON },
+	{ "prometheus", FORMAT_PROMETHEUS },
 	{ NULL, 0 },
 };
 
@@ -495,7 +496,8 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_FORMAT:
 			if (!parse_name(optarg, formats, &value))
-				return bad_value("--format", optarg, "table, csv, json or ndjson");
+				return bad_value("--format", optarg,
+						 "table, csv, json, ndjson or prometheus");
 			opts->format = (enum output_format)value;
 			break;
 		case 'J':
