@@ -13,6 +13,7 @@
 #include "caps.h"
 #include "escape.h"
 #include "options.h"
+#include "outfile.h"
 #include "probe.h"
 #include "rank.h"
 #include "sink.h"
@@ -40,7 +41,7 @@ static bool guard_std_fds(void)
 	return true;
 }
 
-static int run(const struct options *opts)
+static int run(const struct options *opts, FILE *out)
 {
 	const char *why;
 	int err = probe_init(opts->method, &why);
@@ -53,7 +54,7 @@ static int run(const struct options *opts)
 			"which knows cached pages only\n", strerror(probe_fallback_errno()));
 
 	struct sink_config sink_cfg = {
-		.out = stdout,
+		.out = out,
 		.columns = opts->columns,
 		.ncolumns = opts->ncolumns,
 		.unit = opts->unit,
@@ -112,6 +113,17 @@ static int run(const struct options *opts)
 	return result.errors ? EXIT_SOME_FAILED : EXIT_SUCCESS;
 }
 
+/* The run, writing to stdout or through --output-file. */
+static int run_to_output(const struct options *opts)
+{
+	if (!opts->output_file)
+		return run(opts, stdout);
+	FILE *out = outfile_open(opts->output_file);
+	if (!out)
+		return EXIT_FATAL;
+	return outfile_close(out, run(opts, out));
+}
+
 /* Output that could not be written is a failure (exit 3), told on stderr
  * unless the reader simply quit (EPIPE), which is silent. */
 static int close_stdout(int status)
@@ -155,7 +167,7 @@ int main(int argc, char **argv)
 
 	int status = options_parse(argc, argv, &opts);
 	if (status == OPTIONS_RUN)
-		status = run(&opts);
+		status = run_to_output(&opts);
 	options_free();
 	return close_stdout(status);
 }

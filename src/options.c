@@ -13,6 +13,7 @@
 #include "caps.h"
 #include "escape.h"
 #include "format.h"
+#include "outfile.h"
 #include "xalloc.h"
 
 enum {
@@ -27,6 +28,7 @@ enum {
 	OPT_EXCLUDE,
 	OPT_EXCLUDE_FROM,
 	OPT_FILES0_FROM,
+	OPT_OUTPUT_FILE,
 };
 
 static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqhV";
@@ -59,6 +61,7 @@ static const struct option long_options[] = {
 	{ "bytes", no_argument, NULL, 'b' },
 	{ "pages", no_argument, NULL, 'p' },
 	{ "noheadings", no_argument, NULL, 'n' },
+	{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -118,6 +121,7 @@ static void usage(FILE *out)
 	      "  -b, --bytes             exact bytes instead of 1.5G in the table\n"
 	      "  -p, --pages             page counts for the page columns in the table\n"
 	      "  -n, --noheadings        no header line (table and CSV)\n"
+	      "      --output-file=FILE  write to FILE, replaced only once complete\n"
 	      "  -q, --quiet             no per-file error messages (still counted)\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version, the method the kernel offers\n"
@@ -392,6 +396,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 	static char *dot[] = { ".", NULL };
 	const char *output_list = NULL, *offset = "0", *length = "0", *files0_from = NULL;
 	bool output_all = false;
+	const char *expected;
 	long count;
 	int c, value, status;
 
@@ -524,6 +529,11 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case 'q':
 			opts->quiet = true;
+			break;
+		case OPT_OUTPUT_FILE:
+			if (!outfile_check(optarg, &expected))
+				return bad_value("--output-file", optarg, expected);
+			opts->output_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

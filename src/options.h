@@ -34,6 +34,7 @@ struct options {
 	uint64_t top;               /* --top N, or 0 */
 	const char **excludes;      /* --exclude, --exclude-from */
 	size_t nexcludes;
+	const char *output_file;    /* --output-file, or NULL */
 	char **operands; /* NULL-terminated */
 };
 
