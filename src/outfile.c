@@ -36,7 +36,7 @@ static void on_fatal_signal(int sig)
 {
 	remove_temp();
 	signal(sig, SIG_DFL);
-	raise(sig);
+	(void)raise(sig);
 }
 
 /* FILE's directory: "." when the name has no slash. */
@@ -118,7 +118,7 @@ FILE *outfile_open(const char *path)
 	int err = errno;
 	temp_exists = fd >= 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	atexit(remove_temp); /* exit() on running out of memory */
+	(void)atexit(remove_temp); /* exit() on running out of memory */
 
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
