@@ -99,7 +99,8 @@ complete -c pagestat -l format -x -d 'Output format' -a '
     table\t"aligned columns for people (default)"
     csv\t"RFC 4180, exact integers"
     json\t"one JSON document"
-    ndjson\t"one JSON object per line"'
+    ndjson\t"one JSON object per line"
+    prometheus\t"Prometheus text format 0.0.4"'
 complete -c pagestat -s J -l json -n "not $format_seen" -d 'Same as --format=json'
 complete -c pagestat -l csv -n "not $format_seen" -d 'Same as --format=csv'
 complete -c pagestat -s o -l output -x -a '(__fish_pagestat_columns)' -d 'Columns to show, comma-separated (+LIST adds)'
@@ -107,6 +108,7 @@ complete -c pagestat -l output-all -n "not $output_seen" -d 'Show every column'
 complete -c pagestat -s b -l bytes -d 'Exact bytes instead of 1.5G in the table'
 complete -c pagestat -s p -l pages -d 'Page counts for the page columns in the table'
 complete -c pagestat -s n -l noheadings -d 'No header line (table and CSV)'
+complete -c pagestat -l output-file -r -F -d 'Write to FILE, replaced only once complete'
 complete -c pagestat -s q -l quiet -d 'No per-file error messages'
 complete -c pagestat -l progress -d 'Show the progress line on a terminal from the start'
 complete -c pagestat -l no-progress -d 'Never show the progress line'

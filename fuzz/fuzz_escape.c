@@ -405,6 +405,60 @@ static FUZZ_ORACLE bool terminal_decode(const unsigned char *t, size_t n, bool u
 	return true;
 }
 
+/* A Prometheus label value (text format 0.0.4, between the quotes):
+ * valid UTF-8, no bare quote or line feed, and a backslash only before
+ * a backslash, a quote or n. */
+static FUZZ_ORACLE bool prom_decode(const unsigned char *t, size_t n, struct bytes *out)
+{
+	if (!valid_utf8(t, n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] == '"' || t[i] == '\n')
+			return false;
+		if (t[i] != '\\') {
+			put_byte(out, t[i]);
+			continue;
+		}
+		if (++i == n)
+			return false;
+		switch (t[i]) {
+		case '\\': put_byte(out, '\\'); break;
+		case '"': put_byte(out, '"'); break;
+		case 'n': put_byte(out, '\n'); break;
+		default: return false;
+		}
+	}
+	return true;
+}
+
+/* esc_prom_label: decodes to the name, with U+FFFD for each byte of a bad
+ * sequence as in JSON, and says whether it had to repair. */
+static FUZZ_ORACLE void check_prom(const uint8_t *data, size_t size)
+{
+	char *text = NULL;
+	bool valid = false;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	FUZZ_CHECK(f != NULL);
+	valid = esc_prom_label(f, (const char *)data, size);
+	FUZZ_CHECK(fclose(f) == 0);
+
+	struct bytes got = { 0 }, want = { 0 };
+	FUZZ_CHECK(prom_decode((const unsigned char *)text, len, &got));
+	FUZZ_CHECK(valid == valid_utf8(data, size));
+	for (size_t i = 0, seq; i < size; i += seq ? seq : 1) {
+		seq = utf8_sequence(data + i, size - i);
+		if (seq == 0)
+			put_utf8(&want, 0xfffd);
+		for (size_t k = 0; k < seq; k++)
+			put_byte(&want, data[i + k]);
+	}
+	FUZZ_CHECK(same(&got, want.data, want.len));
+	free(got.data);
+	free(want.data);
+	free(text);
+}
+
 /* esc_terminal in both modes: decodes to the name; truncated to any
  * capacity it gives a prefix and the full length; esc_put_terminal
  * writes the same text. */
@@ -457,6 +511,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_json(data, size);
 	check_base64(data, size);
 	check_csv(data, size);
+	check_prom(data, size);
 	check_terminal(data, size, true);
 	check_terminal(data, size, false);
 	return 0;

@@ -1,4 +1,4 @@
-/* Escaping of names for JSON, CSV and terminals; base64 for exact bytes. */
+/* Escaping of names for JSON, CSV, Prometheus and terminals; base64 for exact bytes. */
 #include <config.h>
 
 #include "escape.h"
@@ -92,6 +92,36 @@ bool esc_json_sb(struct strbuf *sb, const char *s, size_t n)
 		}
 	}
 	sb_putc(sb, '"');
+	return valid;
+}
+
+bool esc_prom_label(FILE *out, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	bool valid = true;
+
+	for (size_t i = 0; i < n;) {
+		unsigned char c = p[i];
+		if (c >= 0x80) {
+			size_t len = esc_utf8_length(p + i, n - i);
+			if (len == 0) {
+				fputs_unlocked("\xef\xbf\xbd", out); /* U+FFFD */
+				valid = false;
+				len = 1;
+			} else {
+				fwrite_unlocked(p + i, 1, len, out);
+			}
+			i += len;
+			continue;
+		}
+		i++;
+		switch (c) {
+		case '"':  fputs_unlocked("\\\"", out); break;
+		case '\\': fputs_unlocked("\\\\", out); break;
+		case '\n': fputs_unlocked("\\n", out); break;
+		default:   putc_unlocked(c, out); break;
+		}
+	}
 	return valid;
 }
 

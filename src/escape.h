@@ -1,4 +1,4 @@
-/* Escaping of names for JSON, CSV and terminals; base64 for exact bytes. */
+/* Escaping of names for JSON, CSV, Prometheus and terminals; base64 for exact bytes. */
 #ifndef PAGESTAT_ESCAPE_H
 #define PAGESTAT_ESCAPE_H
 
@@ -17,6 +17,13 @@ size_t esc_utf8_length(const unsigned char *s, size_t n);
  * Returns false when there were such bytes (the string was repaired). */
 bool esc_json_string(FILE *out, const char *s, size_t n);
 bool esc_json_sb(struct strbuf *sb, const char *s, size_t n);
+
+/* A Prometheus label value (text format 0.0.4) without its quotes:
+ * backslash, double quote and line feed escaped, the rest as is; bytes
+ * that are not valid UTF-8 become U+FFFD, one per byte, since the format
+ * is UTF-8.  Returns false when there were such bytes (the value was
+ * repaired). */
+bool esc_prom_label(FILE *out, const char *s, size_t n);
 
 /* RFC 4648 base64 of s[0..n), with padding. */
 void esc_base64(FILE *out, const char *s, size_t n);

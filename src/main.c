@@ -13,6 +13,7 @@
 #include "caps.h"
 #include "escape.h"
 #include "options.h"
+#include "outfile.h"
 #include "pidfiles.h"
 #include "probe.h"
 #include "progress.h"
@@ -54,11 +55,12 @@ static bool below_expectation(const struct options *opts, const struct pagecache
 
 /* One inspection of everything asked: rows out, the total last.  With
  * watch (-i), the sample's time and each row's change go along. */
-static int inspect(const struct options *opts, struct watch *watch, bool *output_failed)
+static int inspect(const struct options *opts, struct watch *watch, FILE *out,
+		   bool *output_failed)
 {
 	bool later = watch && watch_later_sample(watch);
 	struct sink_config sink_cfg = {
-		.out = stdout,
+		.out = out,
 		.columns = opts->columns,
 		.ncolumns = opts->ncolumns,
 		.unit = opts->unit,
@@ -128,6 +130,27 @@ static int inspect(const struct options *opts, struct watch *watch, bool *output
 	return below_expectation(opts, &result.total.stat) ? EXIT_NOT_CACHED : EXIT_SUCCESS;
 }
 
+/* One inspection written to stdout, or through --output-file: there each
+ * sample of -i replaces the file whole (what a textfile collector reads). */
+static int inspect_to_output(const struct options *opts, struct watch *watch)
+{
+	bool output_failed;
+
+	if (!opts->output_file) {
+		int status = inspect(opts, watch, stdout, &output_failed);
+		/* each sample reaches the reader (| jq) as soon as it is done;
+		 * the stream's error is told when it is closed */
+		if (output_failed || (watch && fflush(stdout) != 0))
+			return EXIT_FATAL;
+		return status;
+	}
+	FILE *out = outfile_open(opts->output_file);
+	if (!out)
+		return EXIT_FATAL;
+	int status = inspect(opts, watch, out, &output_failed);
+	return outfile_close(out, output_failed ? EXIT_FATAL : status);
+}
+
 static int run(const struct options *opts)
 {
 	const char *why;
@@ -140,9 +163,8 @@ static int run(const struct options *opts)
 		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
 			"which knows cached pages only\n", strerror(probe_fallback_errno()));
 
-	bool output_failed;
 	if (!opts->interval)
-		return inspect(opts, NULL, &output_failed);
+		return inspect_to_output(opts, NULL);
 
 	/* -i: a failure in any sample makes the status 1; --expect-cached
 	 * is judged on the last sample */
@@ -150,14 +172,15 @@ static int run(const struct options *opts)
 	int status = EXIT_SUCCESS;
 	bool failed = false;
 	while (watch_begin_sample(watch)) {
-		status = inspect(opts, watch, &output_failed);
+		status = inspect_to_output(opts, watch);
+		if (status == EXIT_FATAL)
+			break;
 		failed |= status == EXIT_SOME_FAILED;
-		/* each sample reaches the reader (| jq) as soon as it is done */
-		if (output_failed || fflush(stdout) != 0 || !watch_wait(watch))
+		if (!watch_wait(watch))
 			break;
 	}
 	watch_free(watch);
-	return failed ? EXIT_SOME_FAILED : status;
+	return failed && status != EXIT_FATAL ? EXIT_SOME_FAILED : status;
 }
 
 /* Output that could not be written is a failure (exit 3), told on stderr

@@ -14,6 +14,7 @@
 #include "escape.h"
 #include "format.h"
 #include "jobs.h"
+#include "outfile.h"
 #include "xalloc.h"
 
 enum {
@@ -33,6 +34,7 @@ enum {
 	OPT_PID,
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
+	OPT_OUTPUT_FILE,
 };
 
 static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hVj:";
@@ -66,6 +68,7 @@ static const struct option long_options[] = {
 	{ "bytes", no_argument, NULL, 'b' },
 	{ "pages", no_argument, NULL, 'p' },
 	{ "noheadings", no_argument, NULL, 'n' },
+	{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "expect-cached", required_argument, NULL, OPT_EXPECT_CACHED },
 	{ "interval", required_argument, NULL, 'i' },
@@ -127,7 +130,7 @@ static void usage(FILE *out)
 	      "written KiB, MiB...) or KB, MB... (powers of 1000).\n"
 	      "\n"
 	      "Output:\n"
-	      "      --format=FORMAT     table (default), csv, json or ndjson\n"
+	      "      --format=FORMAT     table (default), csv, json, ndjson or prometheus\n"
 	      "  -J, --json              same as --format=json\n"
 	      "      --csv               same as --format=csv\n"
 	      "  -o, --output=LIST       columns to show, comma-separated, in that order;\n"
@@ -136,6 +139,7 @@ static void usage(FILE *out)
 	      "  -b, --bytes             exact bytes instead of 1.5G in the table\n"
 	      "  -p, --pages             page counts for the page columns in the table\n"
 	      "  -n, --noheadings        no header line (table and CSV)\n"
+	      "      --output-file=FILE  write to FILE, replaced only once complete\n"
 	      "  -q, --quiet             no per-file error messages (still counted)\n"
 	      "      --progress          a progress line on stderr from the start, when it\n"
 	      "                          is a terminal (default: after about a second)\n"
@@ -364,6 +368,7 @@ static const struct name_value formats[] = {
 	{ "csv", FORMAT_CSV },
 	{ "json", FORMAT_JSON },
 	{ "ndjson", FORMAT_NDJSON },
+	{ "prometheus", FORMAT_PROMETHEUS },
 	{ NULL, 0 },
 };
 
@@ -452,6 +457,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 	static char *dot[] = { ".", NULL };
 	const char *output_list = NULL, *offset = "0", *length = "0", *files0_from = NULL;
 	bool output_all = false;
+	const char *expected;
 	long count;
 	int c, value, status;
 
@@ -564,7 +570,8 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_FORMAT:
 			if (!parse_name(optarg, formats, &value))
-				return bad_value("--format", optarg, "table, csv, json or ndjson");
+				return bad_value("--format", optarg,
+						 "table, csv, json, ndjson or prometheus");
 			opts->format = (enum output_format)value;
 			break;
 		case 'J':
@@ -625,6 +632,11 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case OPT_NO_PROGRESS:
 			opts->progress = PROGRESS_NEVER;
+			break;
+		case OPT_OUTPUT_FILE:
+			if (!outfile_check(optarg, &expected))
+				return bad_value("--output-file", optarg, expected);
+			opts->output_file = optarg;
 			break;
 		case 'h':
 			usage(stdout);

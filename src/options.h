@@ -43,6 +43,7 @@ struct options {
 	const pid_t *pids;          /* --pid, in the order given; else NULL */
 	size_t npids;
 	enum progress_mode progress; /* --progress, --no-progress */
+	const char *output_file;    /* --output-file, or NULL */
 	char **operands; /* NULL-terminated */
 };
 

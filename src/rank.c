@@ -156,7 +156,7 @@ static void append(struct kept ***v, size_t *n, size_t *cap, struct kept *k)
 static void rank_begin(struct sink *sink)
 {
 	struct rank *r = sink->state;
-	sink_begin(r->out);
+	sink->failed = !sink_begin(r->out) && r->out->failed;
 }
 
 static void rank_row(struct sink *sink, const struct row *row)
@@ -196,6 +196,7 @@ static void rank_end(struct sink *sink, const struct row *total, uint64_t errors
 		ok = sink_row(r->out, &r->failed[i]->row);
 	if (ok)
 		sink_end(r->out, total, errors);
+	sink->failed = r->out->failed;
 }
 
 static void rank_free(struct sink *sink)

@@ -15,6 +15,7 @@ struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
 		[FORMAT_CSV] = &sink_csv_ops,
 		[FORMAT_JSON] = &sink_json_ops,
 		[FORMAT_NDJSON] = &sink_ndjson_ops,
+		[FORMAT_PROMETHEUS] = &sink_prom_ops,
 	};
 	struct sink *sink = xcalloc(1, sizeof *sink);
 	sink->ops = ops[format];
@@ -35,20 +36,20 @@ bool sink_begin(struct sink *sink)
 {
 	if (sink->ops->begin)
 		sink->ops->begin(sink);
-	return !ferror(sink->cfg.out);
+	return !sink->failed && !ferror(sink->cfg.out);
 }
 
 bool sink_row(struct sink *sink, const struct row *row)
 {
 	sink->ops->row(sink, row);
 	sink->rows++;
-	return !ferror(sink->cfg.out);
+	return !sink->failed && !ferror(sink->cfg.out);
 }
 
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	sink->ops->end(sink, total, errors);
-	return !ferror(sink->cfg.out);
+	return !sink->failed && !ferror(sink->cfg.out);
 }
 
 static void put_u64(FILE *out, uint64_t v)

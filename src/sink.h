@@ -9,7 +9,7 @@
 #include "columns.h"
 #include "probe.h"
 
-enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON };
+enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON, FORMAT_PROMETHEUS };
 
 /* How the table shows byte figures. */
 enum size_unit { UNIT_HUMAN, UNIT_BYTES };
@@ -45,16 +45,18 @@ struct sink {
 	const struct sink_ops *ops;
 	struct sink_config cfg;
 	uint64_t rows; /* rows written so far */
+	bool failed;   /* the format's own storage failed (it said why) */
 	void *state;   /* the format's own */
 };
 
 extern const struct sink_ops sink_table_ops, sink_csv_ops, sink_json_ops,
-	sink_ndjson_ops;
+	sink_ndjson_ops, sink_prom_ops;
 
 struct sink *sink_new(enum output_format format, const struct sink_config *cfg);
 void sink_free(struct sink *sink);
 
-/* Each returns false once the output has failed (ferror): stop walking. */
+/* Each returns false once the output has failed (ferror, or failed):
+ * stop walking. */
 bool sink_begin(struct sink *sink);
 bool sink_row(struct sink *sink, const struct row *row);
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);

@@ -1,6 +1,9 @@
 #!/usr/bin/env bats
 # The man page and the bash, zsh and fish completions cover every option
-# and column that --help lists, so that adding one to the code alone fails.
+# and column that --help lists, so that adding one to the code alone fails:
+# the bash and fish completions are run and must offer every option, column,
+# sort key and --format and --method value; zsh's is read for them; zsh -n,
+# fish -n, groff -ww and mandoc -Tlint must find nothing.
 
 load test_helper
 
@@ -18,11 +21,83 @@ help_columns() {
 	pagestat --help | sed -n '/^Columns/,/^$/p' | grep -oE '^  [a-z_]+' | tr -d ' '
 }
 
+# Short options as --help prints them ("  -a, --all").
+help_short_options() {
+	pagestat --help | grep -oE '^  -[A-Za-z],' | tr -d ' ,'
+}
+
+# The values --help gives for an option: "      --format=FORMAT     table
+# (default), csv, json, ndjson or prometheus" gives the five names.
+# usage: help_values OPTION
+help_values() {
+	pagestat --help | sed -n "s/^ *$1=[A-Z]* *//p" |
+		sed 's/ *(default)//; s/ or /, /' | tr ',' '\n' | tr -d ' '
+}
+
+# The sort keys, as the code takes them: each column that --sort accepts
+# (it is read before --help, which then exits 0).
+sort_keys() {
+	local col
+	for col in $(help_columns); do
+		"$PAGESTAT" --sort="$col" --help >/dev/null 2>&1 && echo "$col"
+	done
+	return 0
+}
+
+# COMPREPLY of the bash completion for the words given, the last one
+# being completed, one a line.  Without bash-completion loaded the
+# completion falls back on COMP_WORDS and compgen.
+bash_complete() {
+	# shellcheck disable=SC1091
+	source "$top/completions/pagestat"
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE="${COMP_WORDS[*]}"
+	COMP_POINT=${#COMP_LINE}
+	COMPREPLY=()
+	_pagestat
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+
+# fish's own completions for a command line (complete -C), names only.
+fish_complete() {
+	fish --no-config -c "source '$top/completions/pagestat.fish'; complete -C '$1'" | cut -f1
+}
+
+require_fish() {
+	command -v fish >/dev/null || skip "fish is not installed (apt-get install fish)"
+}
+
+# Each WANT is a line of $output; the missing ones are named at once.
+# usage: assert_offers WHAT WANT...
+assert_offers() {
+	local what=$1 want missing=
+	shift
+	for want; do
+		grep -qxF -- "$want" <<<"$output" || missing+=" $want"
+	done
+	assert_equal "$what lacks:${missing}" "$what lacks:"
+}
+
 @test "--help lists options and columns (the lists below are not empty)" {
 	run -0 help_long_options
 	assert [ "${#lines[@]}" -ge 20 ]
 	run -0 help_columns
 	assert [ "${#lines[@]}" -ge 11 ]
+	run -0 help_short_options
+	assert [ "${#lines[@]}" -ge 15 ]
+	# the values parse into plain names, the known ones among them
+	run -0 help_values --format
+	assert_line table
+	assert_line prometheus
+	refute_line --regexp '[^a-z]'
+	run -0 help_values --method
+	assert_line auto
+	assert_line mincore
+	refute_line --regexp '[^a-z]'
+	run -0 sort_keys
+	assert [ "${#lines[@]}" -ge 11 ]
+	refute_line segments
 }
 
 @test "the man page documents every long option and every column" {
@@ -78,4 +153,90 @@ help_columns() {
 	assert_line ndjson
 	run -0 complete_words pagestat -o size,ca
 	assert_line size,cached
+}
+
+@test "bash completes every long and short option that --help lists" {
+	local opt missing=
+	for opt in $(help_long_options); do
+		run -0 bash_complete pagestat "$opt"
+		grep -qxE -- "${opt}=?" <<<"$output" || missing+=" $opt"
+	done
+	assert_equal "bash does not complete:${missing}" "bash does not complete:"
+	run -0 bash_complete pagestat -
+	assert_offers "bash after -" $(help_short_options)
+}
+
+@test "bash completes every column after -o and --output, every sort key after -s and --sort" {
+	local -a columns keys
+	mapfile -t columns < <(help_columns)
+	mapfile -t keys < <(sort_keys)
+	run -0 bash_complete pagestat -o ''
+	assert_offers "bash -o" "${columns[@]}"
+	run -0 bash_complete pagestat --output ''
+	assert_offers "bash --output" "${columns[@]}"
+	run -0 bash_complete pagestat -o size,
+	assert_offers "bash -o size," $(printf 'size,%s\n' "${columns[@]}" | grep -vx size,size)
+	run -0 bash_complete pagestat -s ''
+	assert_offers "bash -s" "${keys[@]}"
+	run -0 bash_complete pagestat --sort ''
+	assert_offers "bash --sort" "${keys[@]}"
+	# COMP_WORDBREAKS splits --sort=KEY into "--sort" "=" "KEY"
+	run -0 bash_complete pagestat --sort = ''
+	assert_offers "bash --sort=" "${keys[@]}"
+}
+
+@test "bash completes every --format and --method value that --help lists" {
+	local -a formats methods
+	mapfile -t formats < <(help_values --format)
+	mapfile -t methods < <(help_values --method)
+	run -0 bash_complete pagestat --format ''
+	assert_offers "bash --format" "${formats[@]}"
+	run -0 bash_complete pagestat --format = ''
+	assert_offers "bash --format=" "${formats[@]}"
+	run -0 bash_complete pagestat --method ''
+	assert_offers "bash --method" "${methods[@]}"
+}
+
+@test "fish completes every option, column, sort key, --format and --method value" {
+	require_fish
+	run -0 fish_complete 'pagestat --'
+	assert_offers "fish after --" $(help_long_options)
+	run -0 fish_complete 'pagestat -'
+	assert_offers "fish after -" $(help_short_options)
+	run -0 fish_complete 'pagestat -o '
+	assert_offers "fish -o" $(help_columns)
+	run -0 fish_complete 'pagestat -s '
+	assert_offers "fish -s" $(sort_keys)
+	run -0 fish_complete 'pagestat --format='
+	assert_offers "fish --format=" $(help_values --format | sed 's/^/--format=/')
+	run -0 fish_complete 'pagestat --method='
+	assert_offers "fish --method=" $(help_values --method | sed 's/^/--method=/')
+}
+
+@test "zsh offers every --format and --method value that --help lists" {
+	local value missing=
+	for value in $(help_values --format); do
+		grep -qE -- "--format=\[.*[(' ]${value}\\\\:" "$top/completions/_pagestat" ||
+			missing+=" --format=$value"
+	done
+	for value in $(help_values --method); do
+		grep -qE -- "--method=\[.*[(' ]${value}\\\\:" "$top/completions/_pagestat" ||
+			missing+=" --method=$value"
+	done
+	assert_equal "missing from _pagestat:${missing}" "missing from _pagestat:"
+}
+
+@test "zsh and fish read their completion files without a syntax error" {
+	command -v zsh >/dev/null || skip "zsh is not installed (apt-get install zsh)"
+	run -0 zsh -n "$top/completions/_pagestat"
+	assert_output ""
+	require_fish
+	run -0 fish --no-config -n "$top/completions/pagestat.fish"
+	assert_output ""
+}
+
+@test "mandoc -Tlint finds nothing above style in the man page" {
+	command -v mandoc >/dev/null || skip "mandoc is not installed (apt-get install mandoc)"
+	run -0 mandoc -Tlint -Wwarning "$top/doc/pagestat.1"
+	assert_output ""
 }

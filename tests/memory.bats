@@ -81,6 +81,15 @@ assert_rss_bounded() {
 	assert_equal "$(wc -l <out.txt)" 100002
 }
 
+@test "peak RSS below 8 MiB with a Prometheus sample for each of 100,000 files (-a)" {
+	skip_under_sanitizers
+	# the rows wait in a spool file, not in memory, until each family is written
+	run -0 --separate-stderr measure out.prom -a --format=prometheus "$TREE"
+	assert_rss_bounded
+	assert_equal "$(grep -c '^pagestat_files{path=.*,type="file"} 1$' out.prom)" 100000
+	assert_equal "$(grep -c '^pagestat_cached_bytes{' out.prom)" 100001
+}
+
 @test "--top 2 keeps 2 rows of 100,000: peak RSS below 8 MiB, where sorting all grows" {
 	skip_under_sanitizers
 	run -0 --separate-stderr measure out.json --top 2 -s cached -a -J "$TREE"

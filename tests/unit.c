@@ -194,6 +194,37 @@ static void test_json(void)
 	}
 }
 
+static bool prom_valid;
+
+static void prom_label(FILE *out, const char *s, size_t n)
+{
+	prom_valid = esc_prom_label(out, s, n);
+}
+
+static void test_prom(void)
+{
+	expect_escaper("prom plain", prom_label, "a/b c", 5, "a/b c");
+	expect_escaper("prom quote, backslash, newline", prom_label, "\"\\\n", 3,
+		       "\\\"\\\\\\n");
+	/* a backslash then n stays two characters: \\n, not \n */
+	expect_escaper("prom backslash n", prom_label, "\\n", 2, "\\\\n");
+	expect_escaper("prom tab and CR as is", prom_label, "\t\r", 2, "\t\r");
+	expect_escaper("prom utf8 passes", prom_label, "\xc3\xa9", 2, "\xc3\xa9");
+	expect_escaper("prom invalid bytes", prom_label, "a\xff\xc0\xaf", 4,
+		       "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	checks++;
+	if (prom_valid) {
+		failures++;
+		fputs("FAIL esc_prom_label must report a repaired value\n", stderr);
+	}
+	expect_escaper("prom valid", prom_label, "\xc3\xa9", 2, "\xc3\xa9");
+	checks++;
+	if (!prom_valid) {
+		failures++;
+		fputs("FAIL esc_prom_label must report a valid value\n", stderr);
+	}
+}
+
 static void test_base64(void)
 {
 	expect_escaper("base64 empty", esc_base64, "", 0, "");
@@ -275,6 +306,7 @@ int main(void)
 	test_percent();
 	test_parse_size();
 	test_json();
+	test_prom();
 	test_base64();
 	test_csv();
 	test_terminal();
