@@ -196,6 +196,8 @@ static int close_stdout(int status)
 	}
 	if (!failed)
 		return status;
+	if (!err)
+		err = sink_write_errno();
 	if (!reader_quit && err != EPIPE) {
 		if (err)
 			fprintf(stderr, "pagestat: write error: %s\n", strerror(err));
@@ -211,7 +213,7 @@ int main(int argc, char **argv)
 
 	/* first of all: no file is opened with more power than needed */
 	const char *what;
-	int err = caps_drop(&what);
+	int err = caps_drop(&what, options_want_processes(argc, argv));
 	if (err) {
 		fprintf(stderr, "pagestat: %s: %s\n", what, strerror(err));
 		return EXIT_FATAL;

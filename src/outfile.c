@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "sink.h"
 #include "xalloc.h"
 
 /* One output file per run: its name, its directory (the walk changes
@@ -142,7 +143,7 @@ int outfile_close(FILE *out, int status)
 	umask(mask);
 	errno = 0;
 	if (fflush(out) != 0 || ferror(out))
-		err = errno ? errno : EIO; /* ENOSPC, EIO, EFBIG... */
+		err = errno ? errno : sink_write_errno() ? sink_write_errno() : EIO; /* ENOSPC, EFBIG... */
 	else if (keep && (fsync(fileno(out)) != 0 || fchmod(fileno(out), 0644 & ~mask) != 0))
 		err = errno;
 	if (fclose(out) != 0 && !err)

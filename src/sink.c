@@ -3,6 +3,7 @@
 
 #include "sink.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "format.h"
@@ -32,24 +33,44 @@ void sink_free(struct sink *sink)
 	free(sink);
 }
 
+/* errno of the first failed write: stdio keeps only the error flag, and
+ * the final flush, with nothing left to write, has no errno to tell. */
+static int first_write_errno;
+
+static bool written(const struct sink *sink)
+{
+	if (sink->failed)
+		return false;
+	if (!ferror(sink->cfg.out))
+		return true;
+	if (!first_write_errno)
+		first_write_errno = errno;
+	return false;
+}
+
+int sink_write_errno(void)
+{
+	return first_write_errno;
+}
+
 bool sink_begin(struct sink *sink)
 {
 	if (sink->ops->begin)
 		sink->ops->begin(sink);
-	return !sink->failed && !ferror(sink->cfg.out);
+	return written(sink);
 }
 
 bool sink_row(struct sink *sink, const struct row *row)
 {
 	sink->ops->row(sink, row);
 	sink->rows++;
-	return !sink->failed && !ferror(sink->cfg.out);
+	return written(sink);
 }
 
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	sink->ops->end(sink, total, errors);
-	return !sink->failed && !ferror(sink->cfg.out);
+	return written(sink);
 }
 
 static void put_u64(FILE *out, uint64_t v)

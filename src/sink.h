@@ -61,6 +61,9 @@ bool sink_begin(struct sink *sink);
 bool sink_row(struct sink *sink, const struct row *row);
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);
 
+/* errno of the first write that failed in any sink, or 0. */
+int sink_write_errno(void);
+
 /* The text forms of CSV (and the table, for extents): "CACHED/PAGES"
  * for each segment and "START-END" for each extent, space-separated. */
 void sink_put_segments(FILE *out, const struct row *row);
