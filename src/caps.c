@@ -8,13 +8,16 @@
 #include <sys/prctl.h>
 
 /* All pagestat may need: open any file, and pass the kernel's owner
- * check of cachestat and mincore. */
-static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER };
-#define NNEEDED (sizeof needed / sizeof needed[0])
+ * check of cachestat and mincore; with --pid, also read another user's
+ * (or a more privileged) process's maps and descriptors in /proc. */
+static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_SYS_PTRACE };
+#define NNEEDED_FILES 2
+#define NNEEDED_MAX (sizeof needed / sizeof needed[0])
+static size_t nneeded = NNEEDED_FILES;
 
 static bool is_needed(cap_value_t cap, const bool *held)
 {
-	for (size_t i = 0; i < NNEEDED; i++)
+	for (size_t i = 0; i < nneeded; i++)
 		if (cap == needed[i])
 			return held[i];
 	return false;
@@ -43,16 +46,17 @@ static int drop_bounding(cap_t caps, const bool *held, const char **what)
 	return 0;
 }
 
-int caps_drop(const char **what)
+int caps_drop(const char **what, bool processes)
 {
+	nneeded = processes ? NNEEDED_MAX : NNEEDED_FILES;
 	cap_t caps = cap_get_proc();
 	if (!caps) {
 		*what = "cannot read the process's capabilities";
 		return errno;
 	}
-	bool held[NNEEDED];
+	bool held[NNEEDED_MAX] = { false };
 	cap_flag_value_t value;
-	for (size_t i = 0; i < NNEEDED; i++)
+	for (size_t i = 0; i < nneeded; i++)
 		held[i] = cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
 			  value == CAP_SET;
 	int err = 0;
@@ -69,7 +73,7 @@ int caps_drop(const char **what)
 		*what = "cannot read the process's capabilities";
 		return errno;
 	}
-	for (size_t i = 0; i < NNEEDED; i++)
+	for (size_t i = 0; i < nneeded; i++)
 		if (held[i] && (cap_set_flag(caps, CAP_PERMITTED, 1, &needed[i], CAP_SET) != 0 ||
 				cap_set_flag(caps, CAP_EFFECTIVE, 1, &needed[i], CAP_SET) != 0))
 			err = errno;

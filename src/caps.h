@@ -5,12 +5,13 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Keep only CAP_DAC_READ_SEARCH and CAP_FOWNER, where held, in the
- * effective, permitted and bounding sets (the bounding set only when
- * CAP_SETPCAP allows), clear the inheritable and ambient sets, and set
- * no_new_privs.  Returns 0, or an errno value with *what saying what
- * failed.  Called before any file is opened. */
-int caps_drop(const char **what);
+/* Keep only CAP_DAC_READ_SEARCH and CAP_FOWNER (and CAP_SYS_PTRACE when
+ * processes: --pid), where held, in the effective, permitted and bounding
+ * sets (the bounding set only when CAP_SETPCAP allows), clear the
+ * inheritable and ambient sets, and set no_new_privs.  Returns 0, or an
+ * errno value with *what saying what failed.  Called before any file is
+ * opened. */
+int caps_drop(const char **what, bool processes);
 
 /* CAP_FOWNER in the effective set: the kernel's owner check for cachestat
  * (Linux >= 6.14) and mincore (>= 5.0) is then passed for any file. */

@@ -452,6 +452,26 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 	return OPTIONS_RUN;
 }
 
+bool options_want_processes(int argc, char **argv)
+{
+	bool pid = false;
+	int c, saved_opterr = opterr;
+	/* getopt_long reorders what it reads: the real parse must see argv
+	 * as given (pagestat DIR -j must still lack -j's value) */
+	char **copy = xcalloc((size_t)argc + 1, sizeof *copy);
+
+	memcpy(copy, argv, (size_t)argc * sizeof *copy);
+	/* a silent first pass over the same table: abbreviations and
+	 * "--" are understood as the real parse will understand them */
+	opterr = 0;
+	while ((c = getopt_long(argc, copy, short_options, long_options, NULL)) != -1)
+		pid |= c == OPT_PID;
+	opterr = saved_opterr;
+	optind = 0; /* glibc: start afresh, as for a first call */
+	free(copy);
+	return pid;
+}
+
 int options_parse(int argc, char **argv, struct options *opts)
 {
 	static char *dot[] = { ".", NULL };

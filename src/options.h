@@ -57,6 +57,11 @@ struct options {
 
 int options_parse(int argc, char **argv, struct options *opts);
 
+/* Whether the command line asks for --pid (which needs CAP_SYS_PTRACE to
+ * read the /proc entries of other users' processes).  Reads no file;
+ * called before the capabilities are dropped, and before options_parse. */
+bool options_want_processes(int argc, char **argv);
+
 /* Frees what options_parse read from files (the operands and exclusions
  * of the options it filled point into it). */
 void options_free(void);

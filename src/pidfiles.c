@@ -125,8 +125,8 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 		if ((err == EACCES || err == EPERM) && !w->told_ptrace) {
 			w->told_ptrace = true;
 			fputs("pagestat: note: the files of another user's process, or of a more\n"
-			      "  privileged one, can be read only with CAP_SYS_PTRACE, which pagestat\n"
-			      "  does not keep: run it as the user the process runs as\n", stderr);
+			      "  privileged one, can be read only with CAP_SYS_PTRACE: run pagestat\n"
+			      "  as root or as the user the process runs as\n", stderr);
 		}
 	}
 	emit(w, path, (size_t)len, NULL, err);

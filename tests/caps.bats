@@ -15,11 +15,17 @@ teardown() {
 		kill "$HOLDER" 2>/dev/null || true
 		wait "$HOLDER" 2>/dev/null || true
 	fi
+	if [[ -n ${SLEEPER-} ]]; then
+		kill "$SLEEPER" 2>/dev/null || true
+		wait "$SLEEPER" 2>/dev/null || true
+	fi
 	leave_nobody_dir
 }
 
 # CAP_DAC_READ_SEARCH (2) and CAP_FOWNER (3), as /proc/PID/status shows sets.
 KEPT=000000000000000c
+# with --pid, CAP_SYS_PTRACE (19) too
+KEPT_PID=000000000008000c
 NONE=0000000000000000
 
 # Start CMD... (a pagestat) blocked reading --files0-from=FIFO, after its
@@ -140,4 +146,42 @@ status_field() {
 	assert_equal "CapEff $(status_field CapEff)" "CapEff $KEPT"
 	assert_equal "CapPrm $(status_field CapPrm)" "CapPrm $KEPT"
 	assert_equal "NoNewPrivs $(status_field NoNewPrivs)" "NoNewPrivs 1"
+}
+
+@test "as root with --pid: CAP_SYS_PTRACE is kept too, and a process holding every capability is read" {
+	require_root "only root starts with CAP_SYS_PTRACE"
+	make_cached held 3
+	# a root process with every capability: without CAP_SYS_PTRACE its
+	# /proc entries are closed even to root
+	sleep 120 3<held &
+	SLEEPER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e /proc/$SLEEPER/fd/3 ]] && break
+		sleep 0.05
+	done
+	# between its two samples it waits 30 s: read its sets meanwhile
+	"$PAGESTAT" --pid "$SLEEPER" -i 30 --count 2 >/dev/null 2>&1 &
+	HOLDER=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ $(awk '/^NoNewPrivs/ { print $2 }' /proc/$HOLDER/status 2>/dev/null) == 1 ]] && break
+		sleep 0.05
+	done
+	run -0 grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/$HOLDER/status
+	kill -TERM "$HOLDER"
+	wait "$HOLDER" || true
+	HOLDER=
+	assert_equal "CapEff $(status_field CapEff)" "CapEff $KEPT_PID"
+	assert_equal "CapPrm $(status_field CapPrm)" "CapPrm $KEPT_PID"
+	assert_equal "CapBnd $(status_field CapBnd)" "CapBnd $KEPT_PID"
+	assert_equal "CapAmb $(status_field CapAmb)" "CapAmb $NONE"
+	assert_equal "NoNewPrivs $(status_field NoNewPrivs)" "NoNewPrivs 1"
+
+	run -0 pagestat -J --pid "$SLEEPER"
+	run -0 jq -r '.rows[] | select(.path | endswith("/held")) | .cached' <<<"$output"
+	assert_output 3
+	# without --pid, still the two only (the test above): nothing leaks
+	# from one run to the option scan of another
+	run -0 caps_while_running "$PAGESTAT"
+	assert_equal "CapEff $(status_field CapEff)" "CapEff $KEPT"
 }
