@@ -21,13 +21,14 @@ enum column_id {
 	COL_EVICTED,
 	COL_RECENTLY_EVICTED,
 	COL_FILES,
+	COL_BACKING,
 	COL_SEGMENTS,
 	COL_EXTENTS,
 	COL_COUNT
 };
 
 enum column_kind {
-	KIND_TEXT,    /* path, type */
+	KIND_TEXT,    /* path, type, backing */
 	KIND_SIZE,    /* bytes of the range */
 	KIND_NUMBER,  /* a plain count: pages, files */
 	KIND_PAGES,   /* a page counter, with a NAME_bytes twin */
@@ -89,6 +90,9 @@ int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_pa
  * EXTENTS are among them only when segments (-S) and extents (-e) ask. */
 size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 		       bool extents);
+
+/* The text of a KIND_TEXT column other than path: NULL when it has none. */
+const char *column_text(enum column_id id, const struct row *row);
 
 /* Look a column up by name, any case; -1 when there is none. */
 int column_lookup(const char *name, size_t len);

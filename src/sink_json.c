@@ -36,6 +36,20 @@ static void put_path(FILE *out, bool *first, const struct row *row)
 	}
 }
 
+/* "key":"text", or null; text that is not UTF-8 also as key_base64. */
+static void put_text(FILE *out, bool *first, const char *key, const char *text)
+{
+	put_key(out, first, key, "");
+	if (!text) {
+		fputs_unlocked("null", out);
+	} else if (!esc_json_string(out, text, strlen(text))) {
+		put_key(out, first, key, "_base64");
+		putc_unlocked('"', out);
+		esc_base64(out, text, strlen(text));
+		putc_unlocked('"', out);
+	}
+}
+
 /* "key":value pairs of an object, the first without a comma. */
 static void put_pair(FILE *out, const char *key, uint64_t value)
 {
@@ -107,8 +121,7 @@ static void put_column(const struct sink *sink, bool *first, const struct row *r
 			if (row->path)
 				put_path(out, first, row);
 		} else {
-			put_key(out, first, col->name, "");
-			fprintf(out, "\"%s\"", row_type_name(row->type));
+			put_text(out, first, col->name, column_text(id, row));
 		}
 		break;
 	case KIND_SIZE:
