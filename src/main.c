@@ -105,6 +105,7 @@ static int run(const struct options *opts)
 		}
 	}
 	sink_free(sink);
+	probe_free();
 	return result.errors ? EXIT_SOME_FAILED : EXIT_SUCCESS;
 }
 

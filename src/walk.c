@@ -43,7 +43,7 @@ struct walk {
 	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
-	bool told_overlay;          /* the overlayfs note is said once */
+	bool told_overlay;          /* the note on unresolved overlay files is said once */
 };
 
 static size_t linkset_hash(dev_t dev, ino_t ino)
@@ -205,8 +205,10 @@ static void visit_file(struct walk *w, const FTSENT *p, enum row_type type)
 	if (stat.overlay && !w->told_overlay && !w->cfg->quiet) {
 		w->told_overlay = true;
 		say_path(w, "", p->fts_path, p->fts_pathlen);
-		fputs(" is on overlayfs, where cachestat(2) sees no cached page: such files\n"
-		      "  are measured with mincore(2), which knows cached pages only\n", stderr);
+		fprintf(stderr, " is on overlayfs and its backing file was not found: %s.\n"
+			"  Such files are measured through the overlay with mincore(2), which\n"
+			"  knows cached pages only (\"backing\": null in JSON)\n",
+			stat.overlay_why);
 	}
 	agg_add(&w->agg, p->fts_level, &stat);
 	if (row)
