@@ -487,10 +487,14 @@ static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t d
 			return errno == EACCES ? "its layers cannot be read by this user"
 					       : "its place in a layer cannot be looked at";
 		}
+		const char *metacopy = S_ISREG(found->st_mode) ? metacopy_check(m, backing_path)
+							       : NULL;
+		if (metacopy)
+			return metacopy;
 		if (!S_ISREG(found->st_mode) || !same_file(ov, found, m->layers[i].kind))
 			return "the file at its place in the layers is another one "
 			       "(a layer covered by a mount, or a renamed directory)";
-		return metacopy_check(m, backing_path);
+		return NULL;
 	}
 	return "it is in none of the layers /proc/self/mountinfo names";
 }

@@ -223,6 +223,21 @@ assert_own_method() {
 	assert_equal "$stderr" ""
 }
 
+@test "metacopy=on: metadata-only copies are not resolved, nor is any file of the mount" {
+	mkdir "$LOW1"
+	make_partial "$LOW1/meta" 8 1 2
+	make_partial "$LOW1/plain" 4 0 1
+	LOWER="lowerdir=$PWD/$LOW1,metacopy=on,redirect_dir=on" mount_overlay
+	# a change of mode copies the metadata up, the data stays below
+	chmod 600 M/meta
+	assert_file_exists U/meta
+
+	run -0 --separate-stderr pagestat -J M/meta M/plain
+	assert_row M/meta method=mincore backing=null pages=8 cached=2 dirty=null
+	assert_row M/plain method=mincore backing=null pages=4 cached=1
+	assert_stderr_has "the mount may hold metadata-only copies (metacopy)"
+}
+
 @test "the backing column: CSV, ndjson, the table with -o, sorted; not in the table by default" {
 	mkdir "$LOW1"
 	make_partial "$LOW1/f" 4 0 1
