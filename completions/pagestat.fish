@@ -14,6 +14,7 @@ function __fish_pagestat_column_table
         evicted 'pages evicted that the kernel still remembers' \
         recently_evicted 'evicted pages that would still be cached in a larger cache' \
         files 'files counted in the row' \
+        backing "on overlayfs: the layer's file that was inspected" \
         segments 'with -S: the cached share of each part of the range' \
         extents 'with -e: cached (or missing) byte extents, START-END' \
         delta 'with -i: change in cached pages since the previous sample'

@@ -33,6 +33,8 @@ const struct column columns[COL_COUNT] = {
 				   "evicted pages that would still be cached in a larger cache" },
 	[COL_FILES] = { "files", "FILES", KIND_NUMBER, 0, AT(files), true,
 			"files counted in the row" },
+	[COL_BACKING] = { "backing", "BACKING", KIND_TEXT, 0, 0, false,
+			  "on overlayfs: the layer's file that was inspected" },
 	[COL_SEGMENTS] = { "segments", "SEGMENTS", KIND_SEGMENTS, PCS_CACHED, 0, true,
 			   "with -S: the cached share of each part of the range" },
 	[COL_EXTENTS] = { "extents", "EXTENTS", KIND_EXTENTS, PCS_CACHED, 0, true,
@@ -47,6 +49,13 @@ bool column_value(const struct column *col, const struct row *row, uint64_t *val
 		return false;
 	*value = *(const uint64_t *)((const char *)row + col->offset);
 	return true;
+}
+
+const char *column_text(enum column_id id, const struct row *row)
+{
+	if (id == COL_TYPE)
+		return row_type_name(row->type);
+	return id == COL_BACKING ? row->stat.backing : NULL;
 }
 
 const char *row_type_name(enum row_type type)

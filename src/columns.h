@@ -21,6 +21,7 @@ enum column_id {
 	COL_EVICTED,
 	COL_RECENTLY_EVICTED,
 	COL_FILES,
+	COL_BACKING,
 	COL_SEGMENTS,
 	COL_EXTENTS,
 	COL_DELTA,
@@ -28,7 +29,7 @@ enum column_id {
 };
 
 enum column_kind {
-	KIND_TEXT,    /* path, type */
+	KIND_TEXT,    /* path, type, backing */
 	KIND_SIZE,    /* bytes of the range */
 	KIND_NUMBER,  /* a plain count: pages, files */
 	KIND_PAGES,   /* a page counter, with a NAME_bytes twin */
@@ -99,6 +100,9 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 /* -i: add DELTA to the n columns in ids (after PERCENT, else after
  * CACHED, else before a final PATH, else last) unless it is there. */
 size_t columns_add_delta(enum column_id *ids, size_t n);
+
+/* The text of a KIND_TEXT column other than path: NULL when it has none. */
+const char *column_text(enum column_id id, const struct row *row);
 
 /* Look a column up by name, any case; -1 when there is none. */
 int column_lookup(const char *name, size_t len);

@@ -56,6 +56,8 @@ struct slot {
 	struct stat seen;
 	char *text; /* path, then accpath; kept from use to use */
 	size_t text_cap;
+	char *backing; /* a copy of ev.stat.backing, kept from use to use */
+	size_t backing_cap;
 	struct probe_detail detail;
 	struct jobs_dir *dir; /* an EV_FILE to probe: where accpath is */
 	/* the slot's index in the ring's sequence, times 4, plus SLOT_*: a
@@ -138,11 +140,29 @@ static int dir_fd(const struct slot *s, struct worker_dir *own)
 	return own->serial ? own->fd : s->dir->fd;
 }
 
+/* The overlay backing path the probe gives lives in the probing
+ * thread's buffer until its next probe: the slot keeps its own copy. */
+static void keep_backing(struct slot *s)
+{
+	const char *backing = s->ev.stat.backing;
+	if (!backing)
+		return;
+	size_t need = strlen(backing) + 1;
+	if (need > s->backing_cap) {
+		s->backing_cap = need < 256 ? 256 : need * 2;
+		free(s->backing);
+		s->backing = xrealloc(NULL, s->backing_cap);
+	}
+	memcpy(s->backing, backing, need);
+	s->ev.stat.backing = s->backing;
+}
+
 static void probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own)
 {
 	struct walk_event *ev = &s->ev;
 	ev->err = probe_path_at(dir_fd(s, own), ev->accpath, &s->seen, ev->follow,
 				&jobs->cfg.range, ev->detail ? &s->detail : NULL, &ev->stat);
+	keep_backing(s);
 }
 
 /* Takes slot index to probe its file: false when it is done already or
@@ -346,6 +366,7 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 			/* no descriptor of "." (out of them): probe it here, now */
 			s->ev.err = probe_path(s->ev.accpath, &s->seen, ev->follow,
 					       &jobs->cfg.range, s->ev.details, &s->ev.stat);
+			keep_backing(s);
 		}
 	}
 	s->dir = dir;
@@ -377,6 +398,7 @@ static void jobs_free(struct jobs *jobs)
 {
 	for (size_t i = 0; i <= jobs->mask; i++) {
 		free(jobs->slots[i].text);
+		free(jobs->slots[i].backing);
 		free(jobs->slots[i].detail.segments);
 		free(jobs->slots[i].detail.extent);
 	}

@@ -233,8 +233,10 @@ int main(int argc, char **argv)
 	}
 
 	int status = options_parse(argc, argv, &opts);
-	if (status == OPTIONS_RUN)
+	if (status == OPTIONS_RUN) {
 		status = run(&opts);
+		probe_free();
+	}
 	options_free();
 	return close_stdout(status);
 }

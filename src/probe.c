@@ -18,16 +18,23 @@
 
 #include "caps.h"
 #include "compat/cachestat.h"
+#include "overlay.h"
 #include "xalloc.h"
 
 /* mincore maps this many bytes at a time, so memory stays bounded on huge
  * files: the residency vector is one byte per page of one window. */
 #define MINCORE_WINDOW ((uint64_t)256 << 20)
 
+/* Overlays whose lower layer is on overlayfs are followed this deep. */
+#define OVERLAY_DEPTH 4
+
+/* The backing file was not found: the overlay file is measured itself. */
+#define PROBE_ENOBACKING (-100)
+
 static enum probe_method chosen = PROBE_CACHESTAT;
-/* The method for the file being measured: mincore on overlayfs.  Per
- * thread, as the buffer and the file system cache below: with -j the
- * workers measure files side by side. */
+/* The method for the file being measured: mincore on overlayfs when its
+ * backing file cannot be found.  Per thread, as the buffer and the file
+ * system cache below: with -j the workers measure files side by side. */
 static __thread enum probe_method method_now;
 static int fallback_errno;
 static uint64_t page_size;
@@ -332,21 +339,25 @@ static int measure_detail(int fd, uint64_t first_page, uint64_t end_page, uint64
 	return err;
 }
 
-/* The file system type of a file: one fstatfs for each device met in a
- * row, which a walk changes seldom. */
+/* The file system type of a file: one fstatfs for each device met, but
+ * for the last two (an overlay and the file system of its layers). */
 static long fs_type(int fd, const struct stat *st)
 {
-	static __thread dev_t dev;
-	static __thread long type = -1;
+	static __thread struct {
+		dev_t dev;
+		long type;
+	} known[2] = { { 0, -1 }, { 0, -1 } };
 
-	if (type == -1 || st->st_dev != dev) {
-		struct statfs sfs;
-		if (fstatfs(fd, &sfs) != 0)
-			return 0;
-		dev = st->st_dev;
-		type = (long)sfs.f_type;
-	}
-	return type;
+	for (int i = 0; i < 2; i++)
+		if (known[i].type != -1 && known[i].dev == st->st_dev)
+			return known[i].type;
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) != 0)
+		return 0;
+	known[1] = known[0];
+	known[0].dev = st->st_dev;
+	known[0].type = (long)sfs.f_type;
+	return known[0].type;
 }
 
 static int file_size(int fd, const struct stat *st, uint64_t *size)
@@ -355,6 +366,45 @@ static int file_size(int fd, const struct stat *st, uint64_t *size)
 		return ioctl(fd, BLKGETSIZE64, size) == 0 ? 0 : errno;
 	*size = (uint64_t)st->st_size;
 	return 0;
+}
+
+/* The backing file of an overlay file, opened as any file is, checked to
+ * be the one found, and measured in its place. */
+static int probe_backing(int fd, const struct stat *st, const struct probe_range *range,
+			 struct probe_detail *detail, struct pagecache_stat *out,
+			 const char **why)
+{
+	static __thread int depth;
+	const char *path;
+	struct stat found, bst;
+
+	if (depth >= OVERLAY_DEPTH) {
+		*why = "overlays are nested too deep";
+		return PROBE_ENOBACKING;
+	}
+	if (overlay_backing(fd, st, &path, &found, why) != 0)
+		return PROBE_ENOBACKING;
+	int bfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (bfd < 0) {
+		*why = errno == EACCES ? "its backing file cannot be opened (Permission denied)"
+				       : "its backing file cannot be opened";
+		return PROBE_ENOBACKING;
+	}
+	int err;
+	if (fstat(bfd, &bst) != 0 || !S_ISREG(bst.st_mode) || bst.st_dev != found.st_dev ||
+	    bst.st_ino != found.st_ino) {
+		*why = "its backing file changed while it was looked up";
+		err = PROBE_ENOBACKING;
+	} else {
+		depth++;
+		err = probe_fd(bfd, &bst, range, detail, out);
+		depth--;
+		/* nested: the innermost file, in the same buffer */
+		if (err == 0 && !out->backing)
+			out->backing = path;
+	}
+	close(bfd);
+	return err;
 }
 
 int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
@@ -368,9 +418,16 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	long type = S_ISREG(st->st_mode) ? fs_type(fd, st) : 0;
 	if (type == HUGETLBFS_MAGIC)
 		return PROBE_EHUGETLB; /* mincore would call its pages absent */
-	/* cachestat sees an overlayfs file's own empty mapping, zeros; an
-	 * mmap maps the backing file, whose pages mincore then sees */
+	/* cachestat sees an overlayfs file's own empty mapping, zeros: ask
+	 * about its backing file instead, or else use mincore, as an mmap
+	 * maps the backing file */
 	bool overlay = type == OVERLAYFS_SUPER_MAGIC && chosen == PROBE_CACHESTAT;
+	const char *why = NULL;
+	if (overlay) {
+		err = probe_backing(fd, st, range, detail, out, &why);
+		if (err != PROBE_ENOBACKING)
+			return err;
+	}
 	method_now = overlay ? PROBE_MINCORE : chosen;
 
 	/* Clip the range to the file: an offset past the end is empty. */
@@ -382,6 +439,7 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	memset(out, 0, sizeof *out);
 	out->known = method_now == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
 	out->overlay = overlay;
+	out->overlay_why = why;
 	out->size = end - start;
 	if (detail)
 		detail->nextents = 0;
@@ -471,6 +529,13 @@ const char *probe_strerror(int err)
 	default:
 		return strerror(err);
 	}
+}
+
+void probe_free(void)
+{
+	overlay_free();
+	free(mincore_vec);
+	mincore_vec = NULL;
 }
 
 const char *probe_errname(int err)

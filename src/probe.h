@@ -24,7 +24,12 @@ struct pagecache_stat {
 	uint64_t pages; /* pages the range touches */
 	uint64_t cached, dirty, writeback, evicted, recently_evicted;
 	unsigned known; /* PCS_* bits */
-	bool overlay;   /* on overlayfs, measured with mincore */
+	/* on overlayfs: the backing file measured in its place (valid until
+	 * the next probe), or NULL */
+	const char *backing;
+	/* on overlayfs, backing file not found: measured with mincore */
+	bool overlay;
+	const char *overlay_why; /* then: why not found (a constant string) */
 };
 
 /* The byte range inspected in every file; length 0 means to the end. */
@@ -105,5 +110,8 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
  * is NULL for the PROBE_E* codes that have no errno. */
 const char *probe_strerror(int err);
 const char *probe_errname(int err);
+
+/* Free what the probe keeps between files. */
+void probe_free(void);
 
 #endif

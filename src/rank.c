@@ -29,7 +29,8 @@ static struct kept *keep(const struct row *row, uint64_t seq)
 {
 	size_t segs = row->nsegments * sizeof *row->segments;
 	size_t exts = row->nextents * sizeof *row->extents;
-	struct kept *k = xrealloc(NULL, sizeof *k + segs + exts + row->path_len + 1);
+	size_t backing = row->stat.backing ? strlen(row->stat.backing) + 1 : 0;
+	struct kept *k = xrealloc(NULL, sizeof *k + segs + exts + backing + row->path_len + 1);
 	char *tail = (char *)(k + 1);
 
 	k->row = *row;
@@ -41,6 +42,12 @@ static struct kept *keep(const struct row *row, uint64_t seq)
 	if (exts) {
 		memcpy(tail + segs, row->extents, exts);
 		k->row.extents = (const struct extent *)(tail + segs);
+	}
+	if (backing) {
+		/* the probe's buffer holds the next file's soon */
+		memcpy(tail + segs + exts, row->stat.backing, backing);
+		k->row.stat.backing = tail + segs + exts;
+		tail += backing;
 	}
 	if (row->path) {
 		memcpy(tail + segs + exts, row->path, row->path_len);
@@ -61,8 +68,12 @@ static int natural(enum column_id key, const struct row *a, const struct row *b,
 	*a_known = *b_known = true;
 	switch (col->kind) {
 	case KIND_TEXT:
-		if (key == COL_TYPE)
-			return strcmp(row_type_name(a->type), row_type_name(b->type));
+		if (key != COL_PATH) {
+			const char *x_text = column_text(key, a), *y_text = column_text(key, b);
+			*a_known = x_text != NULL;
+			*b_known = y_text != NULL;
+			return *a_known && *b_known ? strcmp(x_text, y_text) : 0;
+		}
 		{
 			size_t n = a->path_len < b->path_len ? a->path_len : b->path_len;
 			int c = memcmp(a->path, b->path, n);

@@ -3,6 +3,8 @@
 
 #include "sink.h"
 
+#include <string.h>
+
 #include "escape.h"
 #include "format.h"
 
@@ -41,14 +43,18 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 	uint64_t value;
 
 	switch (col->kind) {
-	case KIND_TEXT:
-		if (id == COL_TYPE)
-			fputs_unlocked(row_type_name(row->type), out);
-		else if (row->path)
+	case KIND_TEXT: {
+		const char *text = column_text(id, row);
+		if (id != COL_PATH) {
+			if (text) /* else empty, as an unknown counter */
+				esc_csv_field(out, text, strlen(text));
+		} else if (row->path) {
 			esc_csv_field(out, row->path, row->path_len);
-		else
+		} else {
 			fputs_unlocked("total", out);
+		}
 		break;
+	}
 	case KIND_SIZE:
 	case KIND_NUMBER:
 		column_value(col, row, &value);

@@ -78,6 +78,20 @@ static void put_path(struct strbuf *out, bool *first, const struct row *row)
 	}
 }
 
+/* "key":"text", or null; text that is not UTF-8 also as key_base64. */
+static void put_text(struct strbuf *out, bool *first, const char *key, const char *text)
+{
+	put_key(out, first, key, "");
+	if (!text) {
+		sb_put(out, "null", 4);
+	} else if (!esc_json_sb(out, text, strlen(text))) {
+		put_key(out, first, key, "_base64");
+		sb_putc(out, '"');
+		esc_base64_sb(out, text, strlen(text));
+		sb_putc(out, '"');
+	}
+}
+
 /* A literal (a key, punctuation) then a number. */
 static void put_pair(struct strbuf *out, const char *key, uint64_t value)
 {
@@ -171,8 +185,7 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 			if (row->path)
 				put_path(out, first, row);
 		} else {
-			put_column_key(sink, out, first, id, false);
-			put_quoted(out, row_type_name(row->type));
+			put_text(out, first, col->name, column_text(id, row));
 		}
 		break;
 	case KIND_SIZE:

@@ -132,23 +132,19 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 	uint64_t value;
 
 	switch (col->kind) {
-	case KIND_TEXT:
-		if (id == COL_TYPE) {
-			const char *name = row_type_name(row->type);
-			n = strlen(name);
-			memcpy(buf, name, n);
-		} else if (!row->path) {
-			memcpy(buf, "total", n = 5);
-		} else {
-			size_t need = esc_terminal(NULL, 0, row->path, row->path_len,
-						   sink->cfg.utf8);
-			reserve(st, need + 1);
-			esc_terminal(st->cells + st->len, need + 1, row->path,
-				     row->path_len, sink->cfg.utf8);
-			st->len += need + 1;
-			return;
+	case KIND_TEXT: {
+		const char *text = id == COL_PATH ? row->path : column_text(id, row);
+		size_t len = id == COL_PATH ? row->path_len : text ? strlen(text) : 0;
+		if (!text) {
+			n = (size_t)(stpcpy(buf, id == COL_PATH ? "total" : "-") - buf);
+			break;
 		}
-		break;
+		size_t need = esc_terminal(NULL, 0, text, len, sink->cfg.utf8);
+		reserve(st, need + 1);
+		esc_terminal(st->cells + st->len, need + 1, text, len, sink->cfg.utf8);
+		st->len += need + 1;
+		return;
+	}
 	case KIND_SIZE:
 		column_value(col, row, &value);
 		n = format_bytes(sink, buf, value);

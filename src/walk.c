@@ -45,7 +45,7 @@ struct walk {
 	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
-	bool told_overlay;          /* the overlayfs note is said once */
+	bool told_overlay;          /* the note on unresolved overlay files is said once */
 	struct jobs *jobs;          /* -j N, N > 1: the workers */
 };
 
@@ -194,8 +194,10 @@ static void file_done(struct walk *w, const struct walk_event *ev)
 	if (ev->stat.overlay && !w->told_overlay && !w->cfg->quiet) {
 		w->told_overlay = true;
 		say_path(w, "", ev->path, ev->path_len);
-		fputs(" is on overlayfs, where cachestat(2) sees no cached page: such files\n"
-		      "  are measured with mincore(2), which knows cached pages only\n", stderr);
+		fprintf(stderr, " is on overlayfs and its backing file was not found: %s.\n"
+			"  Such files are measured through the overlay with mincore(2), which\n"
+			"  knows cached pages only (\"backing\": null in JSON)\n",
+			ev->stat.overlay_why);
 	}
 	agg_add(&w->agg, ev->level, &ev->stat);
 	progress_file(ev->stat.cached);

@@ -182,9 +182,9 @@ make_small_dir() {
 	make_cached f 2
 	run -0 pagestat --output-all -b f
 	read -ra header <<<"${lines[0]}"
-	assert_equal "${header[*]}" "TYPE SIZE PAGES CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES PATH"
+	assert_equal "${header[*]}" "TYPE SIZE PAGES CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES BACKING PATH"
 	read -ra cells <<<"${lines[1]}"
-	assert_equal "${cells[*]}" "file $((2 * PAGE)) 2 $((2 * PAGE)) 100.0% 0 0 0 0 1 f"
+	assert_equal "${cells[*]}" "file $((2 * PAGE)) 2 $((2 * PAGE)) 100.0% 0 0 0 0 1 - f"
 }
 
 @test "-o and --output-all: the last one given wins" {
@@ -193,7 +193,7 @@ make_small_dir() {
 	assert_output "$(human $((2 * PAGE)))"
 	run -0 pagestat -n -o size --output-all f
 	read -ra cells <<<"$output"
-	assert_equal "${#cells[@]}" 11
+	assert_equal "${#cells[@]}" 12
 }
 
 # ---- formats -----------------------------------------------------------
@@ -443,7 +443,7 @@ make_small_dir() {
 	local col
 	local -a cols
 	mapfile -t cols < <(json_field '.rows[0] | keys_unsorted[] | select(endswith("_bytes") | not)')
-	assert_equal "${#cols[@]}" 11
+	assert_equal "${#cols[@]}" 12
 	run -0 pagestat --help
 	for col in "${cols[@]}"; do
 		assert_line --regexp "^  $col +[a-z]"

@@ -50,19 +50,21 @@ json_rows() {
 	                              else (. * 10 | round) as $t | "\($t / 10 | floor).\($t % 10)" end),
 	                  .dirty, .dirty_bytes, .writeback, .writeback_bytes,
 	                  .evicted, .evicted_bytes, .recently_evicted,
-	                  .recently_evicted_bytes, .files] | map(tostring) | join(",")' "$1" | sort
+	                  .recently_evicted_bytes, .files, (.backing // "")]
+	                 | map(tostring) | join(",")' "$1" | sort
 }
 
-# The rows every format must agree on, in that canonical form.
+# The rows every format must agree on, in that canonical form (the last
+# field: backing, empty off overlayfs).
 expected_rows() {
 	local p=$PAGE
 	cat <<-EOF
-		.,directory,$((29 * p)),29,16,$((16 * p)),55.1,5,$((5 * p)),0,0,0,0,0,0,5
-		dirty,file,$((5 * p)),5,5,$((5 * p)),100.0,5,$((5 * p)),0,0,0,0,0,0,1
-		empty,file,0,0,0,0,,0,0,0,0,0,0,0,0,1
-		full,file,$((8 * p)),8,8,$((8 * p)),100.0,0,0,0,0,0,0,0,0,1
-		gone,file,$((6 * p)),6,0,0,0.0,0,0,0,0,0,0,0,0,1
-		part,file,$((10 * p)),10,3,$((3 * p)),30.0,0,0,0,0,0,0,0,0,1
+		.,directory,$((29 * p)),29,16,$((16 * p)),55.1,5,$((5 * p)),0,0,0,0,0,0,5,
+		dirty,file,$((5 * p)),5,5,$((5 * p)),100.0,5,$((5 * p)),0,0,0,0,0,0,1,
+		empty,file,0,0,0,0,,0,0,0,0,0,0,0,0,1,
+		full,file,$((8 * p)),8,8,$((8 * p)),100.0,0,0,0,0,0,0,0,0,1,
+		gone,file,$((6 * p)),6,0,0,0.0,0,0,0,0,0,0,0,0,1,
+		part,file,$((10 * p)),10,3,$((3 * p)),30.0,0,0,0,0,0,0,0,0,1,
 	EOF
 }
 
@@ -172,7 +174,7 @@ expected_rows() {
 	run -0 pagestat -a --csv tree
 	printf '%s\n' "$output" >out.csv
 	run -0 csv_rows out.csv
-	assert_line -n 0 path,type,size,pages,cached,cached_bytes,percent,dirty,dirty_bytes,writeback,writeback_bytes,evicted,evicted_bytes,recently_evicted,recently_evicted_bytes,files
+	assert_line -n 0 path,type,size,pages,cached,cached_bytes,percent,dirty,dirty_bytes,writeback,writeback_bytes,evicted,evicted_bytes,recently_evicted,recently_evicted_bytes,files,backing
 }
 
 @test "-a --csv: one row per file (the hard link once), every value exact" {

@@ -347,8 +347,8 @@ mount_overlay() {
 # ---- overlayfs -------------------------------------------------------------
 
 @test "overlayfs: cachestat on the overlay path sees no page while the lower file has some (kernel behaviour)" {
-	# why pagestat needs its own way here: the overlay file's own mapping
-	# stays empty, reads fill the backing file's
+	# why pagestat looks for the backing file: the overlay file's own
+	# mapping stays empty, reads fill the backing file's
 	mkdir lower
 	make_pattern lower/low 10 2 3
 	mount_overlay
@@ -358,66 +358,8 @@ mount_overlay() {
 	assert_equal "through the overlay: ${KERNEL[*]}" "through the overlay: 0 0 0 0 0"
 }
 
-@test "overlayfs: a lower file read through the overlay: its cached pages, by mincore, said once" {
-	# mmap of an overlay file maps the backing file, so mincore sees the
-	# pages cachestat cannot; only cached is known, the row says mincore,
-	# the document still says cachestat
-	mkdir lower
-	make_pattern lower/low 10 2 3
-	mount_overlay
-	cat merged/low >/dev/null
-	# reading through the overlay cached the lower file's pages
-	read -r -a KERNEL < <(pcarrange stat lower/low)
-	assert_equal "lower after reading: ${KERNEL[0]}" "lower after reading: 10"
-	# (pagestat below first restores the 3 pages make_pattern arranged)
-
-	run -0 --separate-stderr pagestat -J merged/low
-	assert_equal "$(json_field .method)" cachestat
-	assert_row merged/low type=file method=mincore files=1 size=$((10 * PAGE)) pages=10 \
-		cached=3 cached_bytes=$((3 * PAGE)) \
-		dirty=null writeback=null evicted=null recently_evicted=null dirty_bytes=null
-	assert_percent merged/low 30
-	assert_total files=1 cached=3 dirty=null
-	assert_stderr_has "'merged/low' is on overlayfs, where cachestat(2) sees no cached page"
-	read -r -a KERNEL < <(pcarrange stat lower/low)
-	assert_equal "cachestat on the lower file: ${KERNEL[0]}" "cachestat on the lower file: 3"
-}
-
-@test "overlayfs: a copied-up file, several files, a walk: the note once, -q silences it" {
-	# written through the overlay, a file is copied up: its pages are the
-	# upper file's, and the note is the same whether 1 or 3 files need it
-	mkdir lower
-	pcarrange write lower/up $((6 * PAGE))
-	make_pattern lower/low 10 2 3
-	mount_overlay
-	printf x | dd of=merged/up bs=1 count=1 conv=notrunc status=none
-	assert_file_exists upper/up
-	arrange_pages "$PWD/upper/up" 1 2
-	pcarrange write merged/new $((4 * PAGE))
-	assert_file_exists upper/new
-	arrange_pages "$PWD/upper/new" 0 4
-	read -r -a KERNEL < <(pcarrange stat merged/up)
-	assert_equal "cachestat through the overlay: ${KERNEL[0]}" "cachestat through the overlay: 0"
-
-	run -0 --separate-stderr pagestat -J merged/up merged/low merged/new
-	assert_equal "$(json_field .method)" cachestat
-	assert_row merged/up method=mincore pages=6 cached=2 dirty=null evicted=null
-	assert_row merged/low method=mincore pages=10 cached=3 writeback=null
-	assert_row merged/new method=mincore pages=4 cached=4 recently_evicted=null
-	assert_total files=3 pages=20 cached=9
-	assert_equal "notes: $(grep -c 'is on overlayfs, where cachestat(2) sees no cached page' <<<"$stderr")" "notes: 1"
-	read -r -a KERNEL < <(pcarrange stat upper/up)
-	assert_equal "cachestat on the upper file: ${KERNEL[0]}" "cachestat on the upper file: 2"
-
-	run -0 --separate-stderr pagestat -J -d 1 -a merged
-	assert_row merged/up method=mincore cached=2
-	assert_row merged type=directory files=3 pages=20 cached=9 dirty=null
-	assert_equal "notes: $(grep -c 'is on overlayfs' <<<"$stderr")" "notes: 1"
-
-	run -0 --separate-stderr pagestat -q -J merged/up merged/low
-	assert_row merged/up method=mincore cached=2
-	assert_equal "$stderr" ""
-}
+# pagestat on overlayfs (backing files found in the layers, the mincore
+# fallback where they are not) is tested in overlay.bats.
 
 # ---- writeback ---------------------------------------------------------------
 

@@ -1,0 +1,562 @@
+/* overlayfs: the backing file of an overlay file, found in the mount's layers. */
+#include <config.h>
+
+#include "overlay.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "xalloc.h"
+
+/*
+ * How a file is found, without reading the layers' trusted.overlay.*
+ * xattrs (pagestat holds no CAP_SYS_ADMIN: they would read as absent).
+ * The file is visible through the overlay, so the layer that provides it
+ * is the first one, top down, with an entry of that name in a directory
+ * that takes part in the merge: a whiteout above it would hide it.  An
+ * opaque directory only cuts the list of layers short, and the true list
+ * is a prefix of the one walked here (which stops at any non-directory),
+ * so the first hit is the same.  What this cannot see (a directory
+ * renamed with redirect_dir, a layer covered by another mount, layers of
+ * another mount namespace) is caught by comparing the candidate with the
+ * overlay file: overlayfs reports the backing file's own size, blocks,
+ * times and (from a lower layer) inode number.  Metadata-only copies
+ * (metacopy=on) keep their data elsewhere and are not resolved.
+ */
+
+enum layer_kind { LAYER_UPPER, LAYER_LOWER, LAYER_DATA };
+
+struct layer {
+	char *path;
+	enum layer_kind kind;
+	bool canonical; /* path made canonical (Docker names layers by symlinks) */
+};
+
+struct ovl_mount {
+	unsigned long id;
+	dev_t dev;
+	char *root;           /* the mount's root within the overlay: "/" but for binds */
+	char *point;          /* where it is mounted */
+	struct layer *layers; /* upper (if any), lowers in order, then data-only */
+	size_t nlayers;
+	bool userxattr;       /* overlay xattrs are user.overlay.*, readable */
+	bool metacopy;        /* metadata-only copies may exist */
+	const char *unusable; /* why none of its files can be resolved, or NULL */
+};
+
+static struct ovl_mount *mounts;
+static size_t nmounts;
+static bool mounts_read, mounts_reread;
+
+/* Per layer, for a directory of the overlay: does it take part? */
+enum layer_state {
+	LS_ABSENT,  /* no such directory in this layer: look further down */
+	LS_ACTIVE,  /* a directory here: look in it */
+	LS_STOPPED, /* a non-directory here or above: no layer below counts */
+	LS_UNKNOWN, /* this layer cannot be reached */
+	LS_DENIED,  /* nor read by this user */
+};
+
+/* The directory last looked up, and each of its ancestors, so that a
+ * walk costs one lookup per layer per directory, not per file. */
+static struct {
+	const struct ovl_mount *mount;
+	char *dir; /* relative to the overlay's root, no leading '/' */
+	size_t dir_cap;
+	size_t *ends;          /* ends[k]: length of dir at level k (0: root) */
+	unsigned char *states; /* nlevels rows of `width` layers */
+	size_t nlevels, levels_cap, width;
+} chain;
+
+/* The mount table and the directory cache are shared by the threads
+ * that probe files; each has its own answer. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread char backing_path[PATH_MAX];
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* mountinfo writes space, tab, newline, backslash and (in options) comma
+ * as \ooo. */
+static void decode_octal(char *s)
+{
+	char *d = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* overlayfs's own escape in lowerdir= and upperdir=: a backslash takes
+ * the next character as it is ("\:" in a layer's name). */
+static void unescape(char *s)
+{
+	char *d = s;
+	for (; *s; s++) {
+		if (*s == '\\' && s[1])
+			s++;
+		*d++ = *s;
+	}
+	*d = '\0';
+}
+
+static void add_layer(struct ovl_mount *m, const char *path, enum layer_kind kind)
+{
+	if (*path != '/')
+		m->unusable = "its layers are named by relative paths in /proc/self/mountinfo";
+	m->layers = xrealloc(m->layers, (m->nlayers + 1) * sizeof *m->layers);
+	m->layers[m->nlayers++] = (struct layer){ xstrdup(path), kind, false };
+}
+
+/* lowerdir=A:B::D: colons part the layers ("\:" does not), and after
+ * "::" come the data-only layers. */
+static void add_lowerdirs(struct ovl_mount *m, char *list)
+{
+	enum layer_kind kind = LAYER_LOWER;
+	char *start = list;
+
+	for (char *s = list;; s++) {
+		if (*s == '\\' && s[1]) {
+			s++;
+			continue;
+		}
+		if (*s != ':' && *s != '\0')
+			continue;
+		bool end = *s == '\0';
+		*s = '\0';
+		if (*start) {
+			unescape(start);
+			add_layer(m, start, kind);
+		}
+		if (end)
+			break;
+		if (s[1] == ':') {
+			kind = LAYER_DATA;
+			s++;
+		}
+		start = s + 1;
+	}
+}
+
+/* Is the module's default for metacopy on?  When it cannot be told,
+ * assume it may be. */
+static bool metacopy_default(void)
+{
+	FILE *f = fopen("/sys/module/overlay/parameters/metacopy", "re");
+	int c = f ? getc(f) : 'Y';
+	if (f)
+		fclose(f);
+	return c != 'N';
+}
+
+/* The super options of an overlay mount: its layers and what matters. */
+static void parse_options(struct ovl_mount *m, char *opts)
+{
+	char *upper = NULL, *save = NULL;
+	int metacopy = -1;
+
+	for (char *opt = strtok_r(opts, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		decode_octal(opt);
+		if (strncmp(opt, "lowerdir=", 9) == 0) {
+			add_lowerdirs(m, opt + 9);
+		} else if (strncmp(opt, "lowerdir+=", 10) == 0) {
+			add_layer(m, opt + 10, LAYER_LOWER); /* taken as written */
+		} else if (strncmp(opt, "datadir+=", 9) == 0) {
+			add_layer(m, opt + 9, LAYER_DATA);
+		} else if (strncmp(opt, "upperdir=", 9) == 0) {
+			upper = opt + 9;
+			unescape(upper);
+		} else if (strcmp(opt, "userxattr") == 0) {
+			m->userxattr = true;
+		} else if (strncmp(opt, "metacopy=", 9) == 0) {
+			metacopy = strcmp(opt + 9, "off") != 0;
+		}
+	}
+	if (upper) {
+		add_layer(m, upper, LAYER_UPPER);
+		/* the upper layer is searched first */
+		struct layer top = m->layers[m->nlayers - 1];
+		memmove(m->layers + 1, m->layers, (m->nlayers - 1) * sizeof *m->layers);
+		m->layers[0] = top;
+	}
+	m->metacopy = metacopy < 0 ? metacopy_default() : metacopy;
+	for (size_t i = 0; i < m->nlayers; i++)
+		m->metacopy |= m->layers[i].kind == LAYER_DATA;
+	if (m->nlayers == 0)
+		m->unusable = "/proc/self/mountinfo names none of its layers";
+}
+
+/* One line of mountinfo: "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS...] -
+ * FSTYPE SOURCE SUPEROPTS"; overlay mounts are kept. */
+static void parse_line(char *line)
+{
+	char *save = NULL, *field[5], *end;
+
+	for (int i = 0; i < 5; i++)
+		if (!(field[i] = strtok_r(i ? NULL : line, " \n", &save)))
+			return;
+	char *tag;
+	while ((tag = strtok_r(NULL, " \n", &save)) && strcmp(tag, "-") != 0)
+		;
+	char *fstype = strtok_r(NULL, " \n", &save);
+	char *source = strtok_r(NULL, " \n", &save);
+	char *opts = strtok_r(NULL, " \n", &save);
+	if (!fstype || !source || !opts || strcmp(fstype, "overlay") != 0)
+		return;
+	unsigned long major = strtoul(field[2], &end, 10), minor;
+	if (*end != ':')
+		return;
+	minor = strtoul(end + 1, &end, 10);
+
+	mounts = xrealloc(mounts, (nmounts + 1) * sizeof *mounts);
+	struct ovl_mount *m = &mounts[nmounts++];
+	memset(m, 0, sizeof *m);
+	m->id = strtoul(field[0], NULL, 10);
+	m->dev = makedev((unsigned)major, (unsigned)minor);
+	decode_octal(field[3]);
+	decode_octal(field[4]);
+	m->root = xstrdup(field[3]);
+	m->point = xstrdup(field[4]);
+	parse_options(m, opts);
+}
+
+static void free_mounts(void)
+{
+	for (size_t i = 0; i < nmounts; i++) {
+		for (size_t k = 0; k < mounts[i].nlayers; k++)
+			free(mounts[i].layers[k].path);
+		free(mounts[i].layers);
+		free(mounts[i].root);
+		free(mounts[i].point);
+	}
+	free(mounts);
+	mounts = NULL;
+	nmounts = 0;
+	chain.mount = NULL;
+	chain.nlevels = 0;
+}
+
+static void read_mounts(void)
+{
+	free_mounts();
+	mounts_read = true;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0)
+		parse_line(line);
+	free(line);
+	fclose(f);
+}
+
+/* Does `path` lie at or below the mount point `point`?  Returns the rest
+ * (without a leading '/'), or NULL. */
+static const char *below(const char *path, const char *point)
+{
+	size_t n = strlen(point);
+	if (n == 1 && point[0] == '/')
+		return path + 1;
+	if (strncmp(path, point, n) != 0 || (path[n] != '/' && path[n] != '\0'))
+		return NULL;
+	return path + n + (path[n] == '/');
+}
+
+/* The mount the open file is on: the one overlay mount of its device, or
+ * where there are several (bind mounts of parts of it), the one of its
+ * mount ID where statx gives it, else the first whose place holds path. */
+static struct ovl_mount *lookup_mount(int fd, const struct stat *st, const char *path)
+{
+	struct ovl_mount *first = NULL;
+	size_t count = 0;
+
+	for (size_t i = 0; i < nmounts; i++)
+		if (mounts[i].dev == st->st_dev && below(path, mounts[i].point) && count++ == 0)
+			first = &mounts[i];
+	if (count == 1)
+		return first;
+#ifdef STATX_MNT_ID
+	struct statx sx;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &sx) == 0 && (sx.stx_mask & STATX_MNT_ID))
+		for (size_t i = 0; i < nmounts; i++)
+			if (mounts[i].id == sx.stx_mnt_id)
+				return &mounts[i];
+#endif
+	return first;
+}
+
+/* The layer directory (or file) of `rel`: "LAYER/REL". */
+static bool layer_path(char *buf, const struct layer *layer, const char *rel, size_t len)
+{
+	int n = len ? snprintf(buf, PATH_MAX, "%s/%.*s", layer->path, (int)len, rel)
+		    : snprintf(buf, PATH_MAX, "%s", layer->path);
+	return n > 0 && n < PATH_MAX;
+}
+
+static unsigned char *level_states(size_t level)
+{
+	return chain.states + level * chain.width;
+}
+
+/* A layer's root, followed through symbolic links once. */
+static int stat_layer_root(struct layer *layer, struct stat *st)
+{
+	if (!layer->canonical) {
+		char *real = realpath(layer->path, NULL);
+		if (real) {
+			free(layer->path);
+			layer->path = real;
+		}
+		layer->canonical = true;
+	}
+	return stat(layer->path, st);
+}
+
+/* The states of the directory dir[0..len) from those of its parent. */
+static void push_level(struct ovl_mount *m, const char *dir, size_t len)
+{
+	size_t level = chain.nlevels;
+
+	if (level >= chain.levels_cap || !chain.states) {
+		size_t old = chain.states ? chain.levels_cap : 0;
+		chain.levels_cap = level ? level * 2 : 16;
+		chain.ends = xrealloc(chain.ends, chain.levels_cap * sizeof *chain.ends);
+		chain.states = xrealloc(chain.states, chain.levels_cap * chain.width);
+		memset(chain.states + old * chain.width, LS_ABSENT,
+		       (chain.levels_cap - old) * chain.width);
+	}
+	chain.nlevels++;
+	chain.ends[level] = len;
+	unsigned char *now = level_states(level);
+	const unsigned char *parent = level ? level_states(level - 1) : NULL;
+	bool stopped = false;
+	char path[PATH_MAX];
+	struct stat st;
+
+	for (size_t i = 0; i < m->nlayers; i++) {
+		if (m->layers[i].kind == LAYER_DATA) {
+			now[i] = LS_ABSENT; /* reached only through metacopy */
+			continue;
+		}
+		/* the parent's row was filled when it was pushed, though the
+		 * analyzer loses track of it across the realloc */
+		/* NOLINTNEXTLINE(clang-analyzer-core.UndefinedBinaryOperatorResult) */
+		if (stopped || (parent && parent[i] != LS_ACTIVE)) {
+			/* absent, unreachable or stopped in the parent: so here */
+			now[i] = stopped ? LS_STOPPED : parent[i];
+			stopped |= now[i] == LS_STOPPED;
+			continue;
+		}
+		int ok;
+		if (!parent) {
+			ok = stat_layer_root(&m->layers[i], &st);
+		} else if (layer_path(path, &m->layers[i], dir, len)) {
+			ok = lstat(path, &st);
+		} else {
+			ok = -1;
+			errno = ENAMETOOLONG;
+		}
+		if (ok != 0 && errno == EACCES) {
+			now[i] = LS_DENIED;
+		} else if (ok != 0) {
+			/* a layer's own root must be there */
+			now[i] = (errno == ENOENT || errno == ENOTDIR) && parent ? LS_ABSENT
+										 : LS_UNKNOWN;
+		} else if (S_ISDIR(st.st_mode)) {
+			now[i] = LS_ACTIVE;
+		} else {
+			now[i] = parent ? LS_STOPPED : LS_UNKNOWN;
+			stopped = parent != NULL;
+		}
+	}
+}
+
+/* Make the chain end at the directory dir[0..len). */
+static void enter_directory(struct ovl_mount *m, const char *dir, size_t len)
+{
+	if (chain.mount != m) {
+		if (chain.width < m->nlayers) {
+			free(chain.states);
+			chain.states = NULL;
+			chain.levels_cap = 0;
+			chain.width = m->nlayers;
+		}
+		chain.mount = m;
+		chain.nlevels = 0;
+	}
+	/* keep the levels that are ancestors of dir (or dir itself) */
+	size_t keep = 0;
+	while (keep < chain.nlevels) {
+		size_t end = chain.ends[keep];
+		if (end > len || memcmp(chain.dir, dir, end) != 0 ||
+		    (end && end < len && dir[end] != '/'))
+			break;
+		keep++;
+	}
+	chain.nlevels = keep;
+	if (len + 1 > chain.dir_cap) {
+		chain.dir_cap = len + 64;
+		chain.dir = xrealloc(chain.dir, chain.dir_cap);
+	}
+	memcpy(chain.dir, dir, len);
+	chain.dir[len] = '\0';
+	if (chain.nlevels == 0)
+		push_level(m, dir, 0);
+	for (size_t at = chain.ends[chain.nlevels - 1]; at < len;) {
+		at += at > 0; /* the '/' */
+		const char *slash = memchr(dir + at, '/', len - at);
+		at = slash ? (size_t)(slash - dir) : len;
+		push_level(m, dir, at);
+	}
+}
+
+/* Inode numbers: the same, or (xino) the real one with the layer's
+ * number in high bits. */
+static bool same_ino(ino_t overlay, ino_t real)
+{
+	return overlay == real || ((overlay & real) == real && (overlay ^ real) > real);
+}
+
+/* What overlayfs reports of a file is its backing file's own. */
+static bool same_file(const struct stat *ov, const struct stat *c, enum layer_kind kind)
+{
+	return ov->st_mode == c->st_mode && ov->st_size == c->st_size &&
+	       ov->st_blocks == c->st_blocks && ov->st_mtim.tv_sec == c->st_mtim.tv_sec &&
+	       ov->st_mtim.tv_nsec == c->st_mtim.tv_nsec &&
+	       ov->st_ctim.tv_sec == c->st_ctim.tv_sec &&
+	       ov->st_ctim.tv_nsec == c->st_ctim.tv_nsec &&
+	       /* a copied-up file keeps the number of its lower origin */
+	       (kind == LAYER_UPPER || same_ino(ov->st_ino, c->st_ino));
+}
+
+/* Under metacopy, a layer's file may hold metadata only. */
+static const char *metacopy_check(const struct ovl_mount *m, const char *path)
+{
+	if (!m->metacopy)
+		return NULL;
+	const char *name = m->userxattr ? "user.overlay.metacopy" : "trusted.overlay.metacopy";
+	if (lgetxattr(path, name, NULL, 0) >= 0)
+		return "a metadata-only copy (metacopy), whose data is in another layer";
+	if (errno == ENODATA && m->userxattr)
+		return NULL;
+	/* trusted.* reads as absent without CAP_SYS_ADMIN */
+	return "the mount may hold metadata-only copies (metacopy), which pagestat cannot tell";
+}
+
+/* Look the file rel (dir: its first dir_len bytes) up, top down. */
+static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t dir_len,
+				  const struct stat *ov, struct stat *found)
+{
+	enter_directory(m, rel, dir_len);
+	const unsigned char *states = level_states(chain.nlevels - 1);
+
+	for (size_t i = 0; i < m->nlayers; i++) {
+		if (states[i] == LS_STOPPED)
+			break;
+		if (states[i] == LS_UNKNOWN)
+			return "its layers cannot be reached from here (another mount namespace?)";
+		if (states[i] == LS_DENIED)
+			return "its layers cannot be read by this user";
+		if (states[i] == LS_ABSENT)
+			continue;
+		if (!layer_path(backing_path, &m->layers[i], rel, strlen(rel)))
+			return "the path in the layer is too long";
+		if (lstat(backing_path, found) != 0) {
+			if (errno == ENOENT)
+				continue;
+			return errno == EACCES ? "its layers cannot be read by this user"
+					       : "its place in a layer cannot be looked at";
+		}
+		const char *metacopy = S_ISREG(found->st_mode) ? metacopy_check(m, backing_path)
+							       : NULL;
+		if (metacopy)
+			return metacopy;
+		if (!S_ISREG(found->st_mode) || !same_file(ov, found, m->layers[i].kind))
+			return "the file at its place in the layers is another one "
+			       "(a layer covered by a mount, or a renamed directory)";
+		return NULL;
+	}
+	return "it is in none of the layers /proc/self/mountinfo names";
+}
+
+static int find_backing(int fd, const struct stat *st, const char **path, struct stat *found,
+			const char **why)
+{
+	char link[32], where[PATH_MAX], rel[PATH_MAX];
+
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, where, sizeof where - 1);
+	if (n <= 0 || (size_t)n >= sizeof where - 1 || where[0] != '/') {
+		*why = "its path cannot be told (/proc/self/fd)";
+		return -1;
+	}
+	where[n] = '\0';
+	if (!mounts_read)
+		read_mounts();
+	struct ovl_mount *m = lookup_mount(fd, st, where);
+	if (!m && !mounts_reread) {
+		/* mounted since the table was read */
+		mounts_reread = true;
+		read_mounts();
+		m = lookup_mount(fd, st, where);
+	}
+	const char *rest = m ? below(where, m->point) : NULL;
+	if (!m || !rest) {
+		*why = "its mount is not in /proc/self/mountinfo";
+		return -1;
+	}
+	if (m->unusable) {
+		*why = m->unusable;
+		return -1;
+	}
+	/* the path within the overlay: the mount's root, then the rest */
+	const char *root = m->root + (m->root[0] == '/');
+	int len = snprintf(rel, sizeof rel, "%s%s%s", root, *root && *rest ? "/" : "", rest);
+	const char *slash = strrchr(rel, '/');
+	if (len <= 0 || (size_t)len >= sizeof rel) {
+		*why = "its path is too long";
+		return -1;
+	}
+	*why = find_in_layers(m, rel, slash ? (size_t)(slash - rel) : 0, st, found);
+	*path = backing_path;
+	return *why ? -1 : 0;
+}
+
+int overlay_backing(int fd, const struct stat *st, const char **path, struct stat *found,
+		    const char **why)
+{
+	pthread_mutex_lock(&lock);
+	int err = find_backing(fd, st, path, found, why);
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+void overlay_free(void)
+{
+	free_mounts();
+	mounts_read = mounts_reread = false;
+	free(chain.dir);
+	free(chain.ends);
+	free(chain.states);
+	memset(&chain, 0, sizeof chain);
+}
