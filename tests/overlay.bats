@@ -268,3 +268,26 @@ plain,2,$((2 * PAGE)),"
 	run -0 --separate-stderr pagestat -J --sort=backing plain M/f
 	assert_equal "$(jq -c '[.rows[].path]' <<<"$output")" '["M/f","plain"]'
 }
+
+@test "--pid of a process in a container's mount namespace: its overlay file, by its backing file" {
+	command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+	mkdir "$LOW1" "$LOW2"
+	make_partial "$LOW1/db" 12 4 5
+	mount_overlay
+	# as a container runtime does: a private copy of the mounts, the
+	# process holding the overlay file open (not reading it)
+	unshare -m --propagation private sh -c 'exec sleep 120 3<"$1"' sh "$PWD/M/db" &
+	local holder=$! i
+	on_teardown kill "$holder"
+	for ((i = 0; i < 100; i++)); do
+		[[ -e /proc/$holder/fd/3 && $(readlink /proc/$holder/ns/mnt) != $(readlink /proc/self/ns/mnt) ]] &&
+			break
+		sleep 0.05
+	done
+	assert [ "$(readlink /proc/$holder/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ]
+
+	run -0 --separate-stderr pagestat -J --pid "$holder"
+	run -0 jq -c --arg p "$PWD/M/db" \
+		'.rows[] | select(.path == $p) | [.cached, .backing, .method]' <<<"$output"
+	assert_output "[5,\"$PWD/$LOW1/db\",null]"
+}
