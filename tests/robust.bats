@@ -263,7 +263,7 @@ chain_dir() {
 # Creates, writes, renames and deletes files and directories in ROOT
 # without pause (only empty directories are removed, so the tree keeps
 # its size), puts symbolic links (some to ..) and FIFOs in place of
-# files, until killed or after 600 s (should teardown never come).
+# files, until killed or after 1800 s (should teardown never come).
 # ROOT starts as 3 levels of directories d0..d2 holding files f0..f59:
 # a walk long enough for the loop to change what it has listed but not
 # yet opened.
@@ -296,7 +296,7 @@ write_churn() {
 		    (8, lambda p: replace(p, os.mkfifo)),
 		]
 		weights = [w for w, _ in actions]
-		deadline = time.time() + 600
+		deadline = time.time() + 1800
 		while time.time() < deadline and os.path.isdir(root):
 		    p = path()
 		    try:
