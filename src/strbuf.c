@@ -24,6 +24,8 @@ void sb_free(struct strbuf *sb)
 
 bool sb_write(struct strbuf *sb, FILE *out)
 {
+	if (sb->len == 0) /* data may still be NULL (base64 of nothing) */
+		return true;
 	bool ok = fwrite_unlocked(sb->data, 1, sb->len, out) == sb->len;
 	sb->len = 0;
 	return ok;
