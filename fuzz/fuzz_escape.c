@@ -192,6 +192,19 @@ static FUZZ_ORACLE bool json_decode(const unsigned char *j, size_t n, struct byt
 	return i == n;
 }
 
+/* The name as a repairing escaper should give it back: U+FFFD in place
+ * of each byte that starts no valid UTF-8 sequence. */
+static void want_repaired(const uint8_t *data, size_t size, struct bytes *want)
+{
+	for (size_t i = 0, seq; i < size; i += seq ? seq : 1) {
+		seq = utf8_sequence(data + i, size - i);
+		if (seq == 0)
+			put_utf8(want, 0xfffd);
+		for (size_t k = 0; k < seq; k++)
+			put_byte(want, data[i + k]);
+	}
+}
+
 /* esc_json_string: valid JSON decoding to the name, or when the name is
  * not UTF-8, to the name with U+FFFD for each byte of a bad sequence. */
 static FUZZ_ORACLE void check_json(const uint8_t *data, size_t size)
@@ -207,13 +220,7 @@ static FUZZ_ORACLE void check_json(const uint8_t *data, size_t size)
 	struct bytes got = { 0 }, want = { 0 };
 	FUZZ_CHECK(json_decode((const unsigned char *)text, len, &got));
 	FUZZ_CHECK(valid == valid_utf8(data, size));
-	for (size_t i = 0, seq; i < size; i += seq ? seq : 1) {
-		seq = utf8_sequence(data + i, size - i);
-		if (seq == 0)
-			put_utf8(&want, 0xfffd);
-		for (size_t k = 0; k < seq; k++)
-			put_byte(&want, data[i + k]);
-	}
+	want_repaired(data, size, &want);
 	FUZZ_CHECK(same(&got, want.data, want.len));
 	if (valid)
 		FUZZ_CHECK(same(&got, data, size));
@@ -446,13 +453,7 @@ static FUZZ_ORACLE void check_prom(const uint8_t *data, size_t size)
 	struct bytes got = { 0 }, want = { 0 };
 	FUZZ_CHECK(prom_decode((const unsigned char *)text, len, &got));
 	FUZZ_CHECK(valid == valid_utf8(data, size));
-	for (size_t i = 0, seq; i < size; i += seq ? seq : 1) {
-		seq = utf8_sequence(data + i, size - i);
-		if (seq == 0)
-			put_utf8(&want, 0xfffd);
-		for (size_t k = 0; k < seq; k++)
-			put_byte(&want, data[i + k]);
-	}
+	want_repaired(data, size, &want);
 	FUZZ_CHECK(same(&got, want.data, want.len));
 	free(got.data);
 	free(want.data);
