@@ -20,14 +20,14 @@
  * one compare-and-swap, then takes each file of it (another one, so that
  * the walk can take a file itself), probes it and marks it done.  The
  * walk's thread applies the done slots at the head, strictly in order,
- * between fts_read calls: rows, totals and messages come out as with one
+ * between tree_read calls: rows, totals and messages come out as with one
  * job.  When the ring is full it probes files itself: the head's first,
  * so that a worker the scheduler stopped holds back no more than the
  * file it is on.
  *
- * glibc's fts changes directory, so a file is opened relative to a
- * descriptor of "." taken when the walk met it, held until its slot is
- * applied.
+ * A file is opened relative to a descriptor of its directory taken when
+ * the walk met it (the walk's own is closed when it leaves the
+ * directory), held until its slot is applied.
  */
 
 /* Slots in the ring, and at most this many bytes of -S segments in it. */
@@ -293,14 +293,15 @@ static void apply_head(struct jobs *jobs)
 	apply_ready(jobs);
 }
 
-/* "." now, held for the files met there; NULL when it cannot be had. */
-static struct jobs_dir *cwd_dir(struct jobs *jobs)
+/* The directory of ev's file, held for the files met there until the
+ * next directory event; NULL when it cannot be had. */
+static struct jobs_dir *cwd_dir(struct jobs *jobs, const struct walk_event *ev)
 {
 	if (jobs->cwd)
 		return jobs->cwd;
 	while (jobs->dirs_open >= DIRS_OPEN_MAX && jobs->head < jobs->tail)
 		apply_head(jobs);
-	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(ev->dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	jobs->cwd = xcalloc(1, sizeof *jobs->cwd);
@@ -336,9 +337,9 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 	struct jobs_dir *dir = NULL;
 
 	if (ev->kind == EV_FILE) {
-		dir = cwd_dir(jobs);
+		dir = cwd_dir(jobs, ev);
 	} else if (jobs->cwd) {
-		/* a directory event: fts may change directory before the next */
+		/* a directory event: the next file may be in another directory */
 		dir_release(jobs, jobs->cwd);
 		jobs->cwd = NULL;
 	}
@@ -364,8 +365,8 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 			dir->refs++;
 		} else {
 			/* no descriptor of "." (out of them): probe it here, now */
-			s->ev.err = probe_path(s->ev.accpath, &s->seen, ev->follow,
-					       &jobs->cfg.range, s->ev.details, &s->ev.stat);
+			s->ev.err = probe_path_at(ev->dirfd, s->ev.accpath, &s->seen, ev->follow,
+						  &jobs->cfg.range, s->ev.details, &s->ev.stat);
 			keep_backing(s);
 		}
 	}

@@ -21,7 +21,7 @@ enum walk_event_kind {
 };
 
 /* One thing the walk met, in walk order: what the rows, totals and
- * messages need, without the FTSENT (which fts reuses). */
+ * messages need, without the tree's entry (which it reuses). */
 struct walk_event {
 	enum walk_event_kind kind;
 	enum row_type type;
@@ -33,6 +33,7 @@ struct walk_event {
 	const char *what; /* EV_FAIL: "cannot access", ... */
 	int err;          /* EV_FAIL; EV_FILE once probed */
 	/* EV_FILE: what to open and check, and what was measured */
+	int dirfd;              /* accpath is relative to it (the walk's: only while submitted) */
 	const char *accpath;
 	const struct stat *seen;
 	bool follow;
@@ -59,8 +60,8 @@ struct jobs;
 struct jobs *jobs_start(const struct jobs_config *cfg);
 
 /* Hands over one event (copied).  Runs on the walk's thread, between
- * fts_read calls, so that "." is the directory of an EV_FILE's accpath
- * (or the start with FTS_NOCHDIR). */
+ * tree_read calls, while an EV_FILE's dirfd is open.  Any other event
+ * may change the directory the next file is in. */
 void jobs_submit(struct jobs *jobs, const struct walk_event *ev);
 
 /* Waits for every event handed over and applies it. */

@@ -1,4 +1,4 @@
-/* The walk: fts over the operands, one switch on what it finds, rows out. */
+/* The walk: tree over the operands, one switch on what it finds, rows out. */
 #include <config.h>
 
 #include "walk.h"
@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <fts.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "escape.h"
 #include "jobs.h"
 #include "progress.h"
+#include "tree.h"
 #include "xalloc.h"
 
 /* (device, inode) of what was counted, so that it is counted once. */
@@ -205,7 +205,7 @@ static void file_done(struct walk *w, const struct walk_event *ev)
 		emit(w, ev->path, ev->path_len, ev->type, &ev->stat, 1, 0, ev->details);
 }
 
-/* A directory whose contents fts could not list: close its subtotal. */
+/* A directory that could not be read to its end: close its subtotal. */
 static void abandon_directory(struct walk *w, long level)
 {
 	if (agg_is_open(&w->agg, level))
@@ -256,26 +256,27 @@ static void deliver(struct walk *w, struct walk_event *ev)
 		return;
 	}
 	if (ev->kind == EV_FILE)
-		ev->err = probe_path(ev->accpath, ev->seen, ev->follow, &w->cfg->range,
-				     ev->details, &ev->stat);
+		ev->err = probe_path_at(ev->dirfd, ev->accpath, ev->seen, ev->follow,
+					&w->cfg->range, ev->details, &ev->stat);
 	apply(w, ev);
 }
 
-static void visit_file(struct walk *w, const FTSENT *p, struct walk_event *ev,
+static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_event *ev,
 		       enum row_type type)
 {
-	if (seen_before(w, p->fts_statp))
+	if (seen_before(w, p->statp))
 		return; /* counted where it was met first */
 
 	/* segments and extents cost calls: only for a file that gets a row */
 	ev->kind = EV_FILE;
 	ev->type = type;
-	ev->row = file_row(w, p->fts_level);
+	ev->row = file_row(w, p->level);
 	ev->detail = ev->row && (w->detail.nsegments || w->detail.extents != EXTENTS_NONE);
 	ev->details = ev->detail ? &w->detail : NULL;
-	ev->accpath = p->fts_accpath;
-	ev->seen = p->fts_statp;
-	ev->follow = followed(w, p->fts_level);
+	ev->dirfd = p->dirfd;
+	ev->accpath = p->name;
+	ev->seen = p->statp;
+	ev->follow = followed(w, p->level);
 	deliver(w, ev);
 }
 
@@ -289,117 +290,98 @@ static void fail_entry(struct walk *w, struct walk_event *ev, enum row_type type
 	deliver(w, ev);
 }
 
-/* Why a symbolic link cannot be followed: ELOOP or ENOENT, mostly. */
-static int stat_errno(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 ? ENOENT : errno;
-}
-
-/* fts_number marks a directory met before: fts returns it once more, as
- * FTS_DP, which must then give no row. */
-enum { DIR_SKIPPED = 1 };
-
 /* --exclude: a glob matching the name or the whole path of an entry
  * below the operands (an operand is inspected as named). */
-static bool excluded(const struct walk *w, const FTSENT *p)
+static bool excluded(const struct walk *w, const struct tree_ent *p)
 {
-	if (p->fts_level == 0)
+	if (p->level == 0)
 		return false;
 	for (size_t i = 0; i < w->cfg->nexcludes; i++)
-		if (fnmatch(w->cfg->excludes[i], p->fts_name, 0) == 0 ||
-		    fnmatch(w->cfg->excludes[i], p->fts_path, 0) == 0)
+		if (fnmatch(w->cfg->excludes[i], p->name, 0) == 0 ||
+		    fnmatch(w->cfg->excludes[i], p->path, 0) == 0)
 			return true;
 	return false;
 }
 
-static void visit(struct walk *w, FTS *fts, FTSENT *p)
+static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 {
 	struct walk_event ev = {
-		.level = p->fts_level,
-		.path = p->fts_path,
-		.path_len = p->fts_pathlen,
+		.level = p->level,
+		.path = p->path,
+		.path_len = p->pathlen,
 	};
 
-	if (p->fts_info != FTS_DP && w->cfg->nexcludes && excluded(w, p)) {
-		if (p->fts_info == FTS_D) {
-			/* pruned: fts returns it once more, as FTS_DP */
-			p->fts_number = DIR_SKIPPED;
-			fts_set(fts, p, FTS_SKIP);
+	if (p->info != TREE_DP && w->cfg->nexcludes && excluded(w, p)) {
+		if (p->info == TREE_D) {
+			/* pruned: it comes once more, as TREE_DP, skipped */
+			tree_skip(tree);
 			ev.kind = EV_ENTER;
 			deliver(w, &ev);
 		}
 		return;
 	}
 
-	switch (p->fts_info) {
-	case FTS_D:
-		if (seen_before(w, p->fts_statp)) {
-			p->fts_number = DIR_SKIPPED;
-			fts_set(fts, p, FTS_SKIP);
-		}
+	switch (p->info) {
+	case TREE_D:
+		if (seen_before(w, p->statp))
+			tree_skip(tree);
 		ev.kind = EV_ENTER;
 		deliver(w, &ev);
 		break;
-	case FTS_DP:
+	case TREE_DP:
+		/* a directory met before (or excluded) gives no row */
 		ev.kind = EV_LEAVE;
-		ev.row = p->fts_number != DIR_SKIPPED && directory_row(w, p->fts_level);
+		ev.row = !p->skipped && directory_row(w, p->level);
 		deliver(w, &ev);
 		break;
-	case FTS_F:
+	case TREE_F:
 		visit_file(w, p, &ev, ROW_FILE);
 		break;
-	case FTS_DC:
+	case TREE_DC:
 		fail_entry(w, &ev, ROW_DIRECTORY, "not descending into", PROBE_ECYCLE);
 		break;
-	case FTS_DNR:
+	case TREE_DNR:
 		ev.abandon = true;
-		fail_entry(w, &ev, ROW_DIRECTORY, "cannot read directory", p->fts_errno);
+		fail_entry(w, &ev, ROW_DIRECTORY, "cannot read directory", p->err);
 		break;
-	case FTS_ERR:
+	case TREE_ERR:
+		/* lost during the walk (moved or removed): what was counted
+		 * in it stays counted */
 		ev.abandon = true;
-		fail_entry(w, &ev, S_ISDIR(p->fts_statp->st_mode) ? ROW_DIRECTORY : ROW_UNKNOWN,
-			   "cannot access", p->fts_errno);
+		fail_entry(w, &ev, ROW_DIRECTORY, "cannot access", p->err);
 		break;
-	case FTS_NS:
-		fail_entry(w, &ev, ROW_UNKNOWN, "cannot access", p->fts_errno);
+	case TREE_NS:
+		/* with -H or -L, a link that leads nowhere (dangling or in a
+		 * loop) says why, as du -L does */
+		fail_entry(w, &ev, ROW_UNKNOWN, "cannot access", p->err);
 		break;
-	case FTS_SL:
+	case TREE_SL:
 		/* -P: a link named on the command line is not followed */
-		if (p->fts_level == 0) {
-			ev.kind = EV_SYMLINK;
-			deliver(w, &ev);
-		}
+		ev.kind = EV_SYMLINK;
+		deliver(w, &ev);
 		break;
-	case FTS_SLNONE:
-		/* a link that leads nowhere (dangling, or looping: fts tells
-		 * not which) where it was to be followed: say why, as du -L */
-		if (p->fts_level == 0 || w->cfg->follow == FOLLOW_ALL)
-			fail_entry(w, &ev, ROW_UNKNOWN, "cannot access", stat_errno(p->fts_accpath));
-		break;
-	case FTS_DEFAULT:
-		/* FIFOs, sockets and devices are never opened during a walk:
-		 * opening them can block or have side effects.  A block
-		 * device named on the command line shows its buffer cache. */
-		if (p->fts_level == 0) {
-			if (S_ISBLK(p->fts_statp->st_mode))
-				visit_file(w, p, &ev, ROW_BLOCKDEV);
-			else
-				fail_entry(w, &ev, ROW_UNKNOWN, "cannot inspect", PROBE_ENOTREG);
-		}
-		break;
-	default:
+	case TREE_DEFAULT:
+		/* FIFOs, sockets and devices are never opened during a walk
+		 * (the tree does not return them below the operands): opening
+		 * them can block or have side effects.  A block device named
+		 * on the command line shows its buffer cache. */
+		if (S_ISBLK(p->statp->st_mode))
+			visit_file(w, p, &ev, ROW_BLOCKDEV);
+		else
+			fail_entry(w, &ev, ROW_UNKNOWN, "cannot inspect", PROBE_ENOTREG);
 		break;
 	}
 }
 
-static int fts_options(const struct walk_config *cfg)
+static int tree_flags(const struct walk_config *cfg)
 {
-	int flags = cfg->follow == FOLLOW_ALL ? FTS_LOGICAL : FTS_PHYSICAL;
+	int flags = 0;
+	if (cfg->follow == FOLLOW_ALL)
+		flags |= TREE_LOGICAL;
 	if (cfg->follow == FOLLOW_ARGS)
-		flags |= FTS_COMFOLLOW;
+		flags |= TREE_COMFOLLOW;
 	if (cfg->one_file_system)
-		flags |= FTS_XDEV;
+		flags |= TREE_XDEV;
 	return flags;
 }
 
@@ -415,54 +397,19 @@ static void note_operand_files(struct walk *w, char *const *operands)
 	}
 }
 
-/* fts gave up on an operand midway, mostly because a directory it was in
- * was moved away and it could not climb back ("..").  What was counted
- * stays in the operand's row and the total, so that rows add up. */
-static void walk_stopped(struct walk *w, const char *operand, int err)
-{
-	size_t len = strlen(operand);
-	int level = agg_open_levels(&w->agg);
-
-	fail(w, operand, len, ROW_DIRECTORY, "the walk stopped in", err);
-	if (!w->cfg->quiet)
-		fputs("  (a directory was probably moved during the walk: the figures of\n"
-		      "  this operand are those counted until then)\n", stderr);
-	/* close the open directories, deepest first, into the operand */
-	const struct agg_sum *sum = NULL;
-	for (; level >= 0; level--)
-		sum = agg_leave(&w->agg, level);
-	if (sum)
-		emit(w, operand, len, ROW_DIRECTORY, &sum->stat, sum->files, 0, NULL);
-}
-
 /* Walks one operand; false when the walk must stop (output failed). */
-static bool walk_operand(struct walk *w, char *operand)
+static bool walk_operand(struct walk *w, const char *operand)
 {
-	/* fts_open refuses an empty name; du reports it in its place */
+	/* an empty name is no file; du reports it in its place */
 	if (operand[0] == '\0') {
 		fail(w, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
 		return !w->output_failed;
 	}
-	char *roots[] = { operand, NULL };
-	FTS *fts = fts_open(roots, fts_options(w->cfg), NULL);
-	if (!fts) {
-		fail(w, operand, strlen(operand), ROW_UNKNOWN, "cannot walk", errno);
-		return !w->output_failed;
-	}
-	while (!w->output_failed) {
-		errno = 0;
-		FTSENT *p = fts_read(fts);
-		if (!p) {
-			int err = errno;
-			if (err && w->jobs)
-				jobs_drain(w->jobs); /* what was met before it, first */
-			if (err)
-				walk_stopped(w, operand, err);
-			break;
-		}
-		visit(w, fts, p);
-	}
-	fts_close(fts);
+	struct tree *tree = tree_open(operand, tree_flags(w->cfg));
+	const struct tree_ent *p;
+	while (!w->output_failed && (p = tree_read(tree)))
+		visit(w, tree, p);
+	tree_close(tree);
 	return !w->output_failed;
 }
 
