@@ -354,6 +354,25 @@ make_links() {
 	assert_fifo_untouched dir/pipe opened
 }
 
+@test "FIFOs, sockets and devices inside a tree: never opened, not even stat()ed (strace)" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	mkdir -p dir/sub
+	make_cached dir/sub/regular 2
+	mkfifo dir/pipe dir/sub/pipe2
+	(cd dir && "$PYTHON3" -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock")')
+	if ((EUID == 0)); then mknod dir/sub/null c 1 3 || true; fi
+	# every call that takes a file name, on every thread
+	run -0 strace -f -o trace -e trace=%file "$PAGESTAT" -J -a -j 2 dir
+	assert_row dir files=1 cached=2
+	assert grep -q 'regular' trace
+	refute grep -E 'pipe|sock|null"' trace
+	# the same with -L, where links are followed (and these are not links)
+	run -0 strace -f -o trace -e trace=%file "$PAGESTAT" -J -L dir
+	assert_row dir files=1 cached=2
+	refute grep -E 'pipe|sock|null"' trace
+}
+
 @test "a FIFO named on the command line: not a regular file, exit 1, never opened" {
 	mkfifo pipe
 	start_fifo_writer pipe opened
