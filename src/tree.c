@@ -15,7 +15,7 @@
 #include "xalloc.h"
 
 /* Bytes asked of getdents64 at a time: some 500 short names. */
-#define DIRENT_BUFFER (16 * 1024)
+#define DIRENT_BUFFER ((size_t)16 << 10)
 
 /* Directories this deep and deeper are read to their end and closed
  * before the walk enters one of their subdirectories, so that a chain of
