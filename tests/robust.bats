@@ -145,6 +145,28 @@ chain_dir() {
 	assert_equal "$(json_field .errors)" 0
 }
 
+@test "a low descriptor limit: 600 directories and a 200-deep chain walked, none left open (also -j 2)" {
+	local level path=tree/chain
+	mkdir -p tree
+	for ((level = 0; level < 600; level++)); do
+		mkdir "tree/d$level"
+		: >"tree/d$level/f"
+	done
+	for ((level = 1; level <= 200; level++)); do path+=/d; done
+	mkdir -p "$path"
+	: >"$path/bottom"
+	# the walk holds at most 65 directory descriptors: one not closed per
+	# directory would run out long before the end
+	run -0 --separate-stderr bash -c 'ulimit -n 80 && "$PAGESTAT" -J tree'
+	assert_equal "$stderr" ""
+	assert_total files=601
+	# workers hold up to 64 more, and fall back to probing on the walk's
+	# thread when there are none to be had
+	run -0 --separate-stderr bash -c 'ulimit -n 160 && "$PAGESTAT" -j 2 -J tree'
+	assert_equal "$stderr" ""
+	assert_total files=601
+}
+
 # ---- width -----------------------------------------------------------------
 
 @test "100,000 entries in one directory: all counted, in the memory a tree of 100 directories of 1,000 takes" {
