@@ -176,6 +176,16 @@ static int reopen(const struct tree *t, size_t k, int child_fd, int *err)
 	return from;
 }
 
+/* Reads a directory's next records into buf: bytes read, 0 at its end,
+ * -1 and errno.  A directory removed while open has no more entries:
+ * getdents64 then fails with ENOENT, which readdir(3) takes as the end,
+ * as POSIX asks, and so does the walk (nothing was left unread). */
+static ssize_t read_records(int fd, char *buf, size_t cap)
+{
+	ssize_t n = getdents64(fd, buf, cap);
+	return n < 0 && errno == ENOENT ? 0 : n;
+}
+
 /* Reads the rest of a directory into its buffer and closes it. */
 static void read_whole(struct level *lv)
 {
@@ -187,7 +197,7 @@ static void read_whole(struct level *lv)
 			lv->cap = lv->end + 2 * DIRENT_BUFFER;
 			lv->buf = xrealloc(lv->buf, lv->cap);
 		}
-		ssize_t n = getdents64(lv->fd, lv->buf + lv->end, lv->cap - lv->end);
+		ssize_t n = read_records(lv->fd, lv->buf + lv->end, lv->cap - lv->end);
 		if (n <= 0) {
 			lv->eof = true;
 			if (n < 0)
@@ -239,7 +249,7 @@ static const struct dirent64 *next_record(struct level *lv)
 		}
 		if (lv->eof)
 			return NULL;
-		ssize_t n = getdents64(lv->fd, lv->buf, lv->cap);
+		ssize_t n = read_records(lv->fd, lv->buf, lv->cap);
 		if (n <= 0) {
 			lv->eof = true;
 			if (n < 0)

@@ -461,6 +461,24 @@ stop_at_open() {
 		"tree/$moved/f tree/$moved/sub/in-$moved tree/$moved/sub/z-$moved"
 }
 
+@test "a directory removed while the walk is below it, its contents moved out first: ends there, no error, exit 0" {
+	command -v gdb >/dev/null || skip "gdb is not installed"
+	mkdir -p tree/gone/sub tree/other elsewhere
+	make_cached tree/gone/sub/in 2
+	make_cached tree/other/f 1
+	# gone is listed whole before the walk enters sub; once it is removed,
+	# getdents64 on it fails with ENOENT, which readdir(3) (and fts) take
+	# as its end (POSIX): nothing was left unread
+	stop_at_open in "mv tree/gone/sub elsewhere/ && rmdir tree/gone" -a -d 3 --format=ndjson tree
+	assert_stderr_clean
+	assert_ndjson_consistent
+	assert_equal "$stderr" ""
+	assert_equal "exit $status" "exit 0"
+	assert_equal "$(jq -s '.[-1].files' <<<"$output")" 2
+	assert_equal "$(jq -s '.[-1].cached' <<<"$output")" 3
+	assert_equal "$(jq -s -c '[.[] | select(.path == "tree/gone") | .files]' <<<"$output")" "[1]"
+}
+
 # A chain 70 deep (past the 64 levels whose directories stay open), with
 # a file at the bottom and one beside each of the last directories.
 make_moving_chain() {
