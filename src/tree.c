@@ -138,19 +138,29 @@ static struct tree_ent *pop(struct tree *t, enum tree_info info, int err)
 	return e;
 }
 
+/* Level k opened through ".." of its subdirectory, if that is still
+ * where it was; else -1. */
+static int reopen_up(const struct tree *t, size_t k, int child_fd)
+{
+	if (child_fd < 0)
+		return -1;
+	int fd = openat(child_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && !same_directory(fd, &t->levels[k].st)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 /* Level k, read whole and closed, opened again: through ".." of its
- * subdirectory when that is still where it was, else down from the
- * deepest directory still open, each step checked.  -1 and *err when the
- * walk cannot get back (a directory was moved or removed). */
+ * subdirectory, else down from the deepest directory still open, each
+ * step checked.  -1 and *err when the walk cannot get back (a directory
+ * was moved or removed). */
 static int reopen(const struct tree *t, size_t k, int child_fd, int *err)
 {
-	if (child_fd >= 0) {
-		int fd = openat(child_fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd >= 0 && same_directory(fd, &t->levels[k].st))
-			return fd;
-		if (fd >= 0)
-			close(fd);
-	}
+	int up = reopen_up(t, k, child_fd);
+	if (up >= 0)
+		return up;
 	size_t j = k;
 	while (j > 0 && t->levels[j - 1].fd < 0)
 		j--;
@@ -235,6 +245,11 @@ static int enter(struct tree *t)
 	return 0;
 }
 
+static bool is_dot(const char *name)
+{
+	return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
+}
+
 /* The next record of a directory, "." and ".." left out; NULL at its end. */
 static const struct dirent64 *next_record(struct level *lv)
 {
@@ -242,8 +257,7 @@ static const struct dirent64 *next_record(struct level *lv)
 		while (lv->pos < lv->end) {
 			const struct dirent64 *d = (const void *)(lv->buf + lv->pos);
 			lv->pos += d->d_reclen;
-			if (d->d_name[0] == '.' &&
-			    (d->d_name[1] == '\0' || (d->d_name[1] == '.' && d->d_name[2] == '\0')))
+			if (is_dot(d->d_name))
 				continue;
 			return d;
 		}
@@ -357,8 +371,21 @@ static struct tree_ent *read_operand(struct tree *t)
 	return e;
 }
 
+/* Has a directory read whole entries still to walk?  (Else it is left
+ * without being opened again: it cannot be lost.) */
+static bool entries_left(const struct level *lv)
+{
+	for (size_t pos = lv->pos; pos < lv->end;) {
+		const struct dirent64 *d = (const void *)(lv->buf + pos);
+		pos += d->d_reclen;
+		if (!is_dot(d->d_name))
+			return true;
+	}
+	return false;
+}
+
 /* Leaves the directory on top, read to its end: the one below must then
- * be open to go on with it. */
+ * be open to go on with it, if it has entries left. */
 static struct tree_ent *finish(struct tree *t)
 {
 	size_t k = t->depth - 1;
@@ -367,10 +394,16 @@ static struct tree_ent *finish(struct tree *t)
 	if (k > 0 && t->levels[k - 1].fd < 0) {
 		struct level *parent = &t->levels[k - 1];
 		int err = 0;
-		parent->fd = reopen(t, k - 1, lv->fd, &err);
-		if (parent->fd < 0) {
-			parent->state = LEVEL_LOST;
-			parent->err = err;
+		if (entries_left(parent)) {
+			parent->fd = reopen(t, k - 1, lv->fd, &err);
+			if (parent->fd < 0) {
+				parent->state = LEVEL_LOST;
+				parent->err = err;
+			}
+		} else {
+			/* nothing left in it: not lost if not found, but
+			 * held when "..", cheaply, finds it, for the way up */
+			parent->fd = reopen_up(t, k - 1, lv->fd);
 		}
 	}
 	if (lv->err)
@@ -400,9 +433,13 @@ struct tree_ent *tree_read(struct tree *t)
 		case LEVEL_LOST:
 			return pop(t, TREE_ERR, lv->err);
 		case LEVEL_READING: {
+			/* read whole, the directory needs no descriptor to end */
+			const struct dirent64 *d = next_record(lv);
+			if (!d)
+				return finish(t);
 			if (lv->fd < 0) {
-				/* read whole, and a subdirectory left without
-				 * bringing it back (it was lost) */
+				/* a subdirectory was left without bringing
+				 * it back (that one was lost) */
 				lv->fd = reopen(t, t->depth - 1, -1, &err);
 				if (lv->fd < 0) {
 					lv->state = LEVEL_LOST;
@@ -410,9 +447,6 @@ struct tree_ent *tree_read(struct tree *t)
 					break;
 				}
 			}
-			const struct dirent64 *d = next_record(lv);
-			if (!d)
-				return finish(t);
 			struct tree_ent *e = visit_record(t, d);
 			if (e)
 				return e;
