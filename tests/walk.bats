@@ -485,6 +485,24 @@ make_links() {
 	assert_stderr_has "'t/locked'"
 }
 
+@test "a directory that may be listed but not searched (r--): each entry an error, as du says, exit 1" {
+	enter_nobody_dir
+	mkdir -p t/listed
+	make_cached t/f 2
+	make_cached t/listed/a 1
+	make_cached t/listed/b 1
+	chown -R $NOBODY:$NOBODY t
+	chmod 444 t/listed
+	run -1 --separate-stderr as_nobody ./pagestat -J -d 1 t
+	assert_stderr_has "cannot access 't/listed/a'" "Permission denied"
+	assert_stderr_has "cannot access 't/listed/b'" "Permission denied"
+	assert_equal "$(json_field '[.rows[] | select(.errno == "EACCES") | .path] | sort | join(" ")')" \
+		"t/listed/a t/listed/b"
+	assert_row t/listed type=directory files=0
+	assert_total files=1 cached=2
+	assert_equal "$(json_field .errors)" 2
+}
+
 @test "a root-owned file as nobody: EPERM per file, the remedy said once, no made-up figures" {
 	enter_nobody_dir
 	make_dropped rootfile1 4
