@@ -1,4 +1,4 @@
-/* The walk: fts over the operands, one switch on what it finds, rows out. */
+/* The walk: tree.c over the operands, one switch on what it finds, rows out. */
 #ifndef PAGESTAT_WALK_H
 #define PAGESTAT_WALK_H
 
