@@ -158,6 +158,7 @@ static int reopen_up(const struct tree *t, size_t k, int child_fd)
  * was moved or removed). */
 static int reopen(const struct tree *t, size_t k, int child_fd, int *err)
 {
+	*err = 0;
 	int up = reopen_up(t, k, child_fd);
 	if (up >= 0)
 		return up;
@@ -419,7 +420,7 @@ struct tree_ent *tree_read(struct tree *t)
 	}
 	while (t->depth) {
 		struct level *lv = &t->levels[t->depth - 1];
-		int err;
+		int err = 0;
 
 		switch (lv->state) {
 		case LEVEL_PENDING:
