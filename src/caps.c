@@ -4,8 +4,13 @@
 #include "caps.h"
 
 #include <errno.h>
+#include <linux/capability.h>
+#include <stdint.h>
+#include <sys/auxv.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* All pagestat may need: open any file, and pass the kernel's owner
  * check of cachestat and mincore; with --pid, also read another user's
@@ -14,6 +19,15 @@ static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_SYS_P
 #define NNEEDED_FILES 2
 #define NNEEDED_MAX (sizeof needed / sizeof needed[0])
 static size_t nneeded = NNEEDED_FILES;
+
+/* The capabilities held came with the program file (setcap; the kernel's
+ * AT_SECURE), not from the user: they then serve the inspection only,
+ * and what a user names is done without them.  The two states of the
+ * thread's sets, for capset(2) itself: it is async-signal-safe, libcap's
+ * cap_set_proc is not documented to be. */
+static bool borrowed;
+static struct __user_cap_data_struct own_sets[_LINUX_CAPABILITY_U32S_3];
+static struct __user_cap_data_struct user_sets[_LINUX_CAPABILITY_U32S_3];
 
 static bool is_needed(cap_value_t cap, const bool *held)
 {
@@ -46,8 +60,62 @@ static int drop_bounding(cap_t caps, const bool *held, const char **what)
 	return 0;
 }
 
+/* The sets of this thread as they are now, and the same with no effective
+ * capability: what is done with the user's rights. */
+static int keep_sets(void)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+	if (syscall(SYS_capget, &header, own_sets) != 0)
+		return errno;
+	bool any = false;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
+		user_sets[i] = own_sets[i];
+		user_sets[i].effective = 0;
+		any |= own_sets[i].permitted != 0;
+	}
+	borrowed = any && getauxval(AT_SECURE) != 0;
+	return 0;
+}
+
+static bool set_sets(struct __user_cap_data_struct *sets)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	return syscall(SYS_capset, &header, sets) == 0;
+}
+
+bool caps_user_begin(void)
+{
+	return !borrowed || set_sets(user_sets);
+}
+
+void caps_user_end(void)
+{
+	/* back to a subset of the permitted set: cannot fail */
+	if (borrowed)
+		(void)set_sets(own_sets);
+}
+
+void caps_user_for_good(void)
+{
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+	if (borrowed)
+		(void)set_sets(none);
+}
+
+static bool cap_effective(cap_value_t cap);
+
 int caps_drop(const char **what, bool processes)
 {
+	/* set-user-ID would make every file of the owner the user's own,
+	 * which no clearing of capabilities undoes */
+	if (getuid() != geteuid() || getgid() != getegid()) {
+		*what = "installed set-user-ID or set-group-ID, which pagestat refuses "
+			"(grant it capabilities with setcap instead; see PRIVILEGES in "
+			"pagestat(1))";
+		return EPERM;
+	}
 	nneeded = processes ? NNEEDED_MAX : NNEEDED_FILES;
 	cap_t caps = cap_get_proc();
 	if (!caps) {
@@ -95,7 +163,14 @@ int caps_drop(const char **what, bool processes)
 		*what = "cannot set no_new_privs";
 		return errno;
 	}
-	return 0;
+	if ((err = keep_sets()) != 0)
+		*what = "cannot read the process's capabilities";
+	return err;
+}
+
+bool caps_have_ptrace(void)
+{
+	return cap_effective(CAP_SYS_PTRACE);
 }
 
 static bool cap_effective(cap_value_t cap)

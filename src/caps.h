@@ -13,6 +13,21 @@
  * opened. */
 int caps_drop(const char **what, bool processes);
 
+/* Around what is done to a file the user names (src/userfile.c, the one
+ * caller): the effective set is cleared when the capabilities came with
+ * the program file (setcap), and restored after.  They stay permitted,
+ * for the inspection.  Per thread.  caps_user_begin is false (errno set)
+ * when it could not clear them: then nothing is to be done. */
+bool caps_user_begin(void);
+void caps_user_end(void);
+
+/* In a fatal signal's handler: no capability that came with the file is
+ * held from here on.  Async-signal-safe. */
+void caps_user_for_good(void);
+
+/* CAP_SYS_PTRACE in the effective set (kept for --pid where held). */
+bool caps_have_ptrace(void);
+
 /* CAP_FOWNER in the effective set: the kernel's owner check for cachestat
  * (Linux >= 6.14) and mincore (>= 5.0) is then passed for any file. */
 bool caps_have_fowner(void);

@@ -1,0 +1,129 @@
+/* Files a user names (lists, --output-file, the files of an action):
+ * opened, written and renamed with the user's own rights. */
+#include <config.h>
+
+#include "userfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caps.h"
+
+/* Each call between caps_user_begin and caps_user_end, errno kept. */
+#define AS_USER(type, failed, call)                  \
+	do {                                         \
+		if (!caps_user_begin())              \
+			return failed;               \
+		type result_ = (call);               \
+		int errno_ = errno;                  \
+		caps_user_end();                     \
+		errno = errno_;                      \
+		return result_;                      \
+	} while (0)
+
+int user_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	AS_USER(int, -1, openat(dirfd, path, flags | O_CLOEXEC, mode));
+}
+
+int user_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	AS_USER(int, -1, fstatat(dirfd, path, st, flags));
+}
+
+int user_fchmod(int fd, mode_t mode)
+{
+	AS_USER(int, -1, fchmod(fd, mode));
+}
+
+int user_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
+{
+	AS_USER(int, -1, renameat(olddirfd, oldpath, newdirfd, newpath));
+}
+
+int user_unlinkat(int dirfd, const char *path, int flags)
+{
+	AS_USER(int, -1, unlinkat(dirfd, path, flags));
+}
+
+FILE *user_fopen_read(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return stdin;
+	/* O_NONBLOCK would make a FIFO's reads fail: a list may be one */
+	int fd = user_openat(AT_FDCWD, path, O_RDONLY | O_NOCTTY, 0);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "r");
+	if (!f) {
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return f;
+}
+
+/* Six characters of a portable file name, hard to guess. */
+static void random_suffix(char out[7])
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	uint64_t bits;
+
+	if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) != (ssize_t)sizeof bits) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		bits = (uint64_t)now.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)getpid() << 32 ^
+		       (uint64_t)now.tv_sec;
+	}
+	for (int i = 0; i < 6; i++, bits /= sizeof chars - 1)
+		out[i] = chars[bits % (sizeof chars - 1)];
+	out[6] = '\0';
+}
+
+int user_mkstempat(int dirfd, const char *prefix, char *name, size_t name_size)
+{
+	size_t len = strlen(prefix);
+
+	if (len + 7 > name_size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(name, prefix, len);
+	for (int attempt = 0; attempt < 100; attempt++) {
+		random_suffix(name + len);
+		int fd = user_openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1; /* EEXIST */
+}
+
+int user_tmpfile(const char *dir)
+{
+	int fd = user_openat(AT_FDCWD, dir, O_TMPFILE | O_RDWR, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd;
+	/* a file system without O_TMPFILE: a name, removed at once */
+	int dirfd = user_openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
+	if (dirfd < 0)
+		return -1;
+	char name[sizeof "pagestat." + 6];
+	fd = user_mkstempat(dirfd, "pagestat.", name, sizeof name);
+	if (fd >= 0)
+		(void)user_unlinkat(dirfd, name, 0);
+	int err = errno;
+	close(dirfd);
+	errno = err;
+	return fd;
+}
+
+void user_unlink_dying(int dirfd, const char *name)
+{
+	caps_user_for_good();
+	unlinkat(dirfd, name, 0);
+}

@@ -1,0 +1,43 @@
+/* Files a user names (lists, --output-file, the files of an action):
+ * opened, written and renamed with the user's own rights. */
+#ifndef PAGESTAT_USERFILE_H
+#define PAGESTAT_USERFILE_H
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/*
+ * pagestat's capabilities serve the inspection only: opening a file to
+ * measure it, and cachestat or mincore on it.  Everything else done to a
+ * path a user gave goes through these, which run the call with the
+ * effective capabilities cleared when they came with the program file
+ * (setcap): the kernel then checks the user's own rights.  Run by root,
+ * or by a user who holds capabilities of their own, they change nothing.
+ * Each is the system call of the same name; on failure -1 (NULL) with
+ * errno set.  No other file of src/ creates, writes, renames or removes
+ * a file (tests/userfile.bats checks it).
+ */
+int user_openat(int dirfd, const char *path, int flags, mode_t mode);
+int user_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int user_fchmod(int fd, mode_t mode);
+int user_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+int user_unlinkat(int dirfd, const char *path, int flags);
+
+/* A list to read (--files0-from, --exclude-from): "-" is standard input. */
+FILE *user_fopen_read(const char *path);
+
+/* A new file, opened O_RDWR, created O_EXCL with mode 0600 in dirfd as
+ * PREFIX followed by six random characters; the name made is written
+ * to name (name_size bytes, at least strlen(prefix) + 7). */
+int user_mkstempat(int dirfd, const char *prefix, char *name, size_t name_size);
+
+/* An unlinked file for scratch space in dir (O_TMPFILE, or a name made
+ * and removed at once where the file system lacks it). */
+int user_tmpfile(const char *dir);
+
+/* For a fatal signal's handler, which does not return: give up the
+ * capabilities for good, then remove name in dirfd.  Async-signal-safe. */
+void user_unlink_dying(int dirfd, const char *name);
+
+#endif
