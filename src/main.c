@@ -18,7 +18,9 @@
 #include "probe.h"
 #include "progress.h"
 #include "rank.h"
+#include "signals.h"
 #include "sink.h"
+#include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 #include "xalloc.h"
@@ -39,7 +41,7 @@ static bool guard_std_fds(void)
 {
 	for (int fd = 0; fd <= 2; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
-		    open("/dev/null", O_RDONLY) != fd) /* writes to it fail: EBADF */
+		    user_openat(AT_FDCWD, "/dev/null", O_RDONLY, 0) != fd) /* writes to it fail: EBADF */
 			return false;
 	return true;
 }
@@ -163,6 +165,8 @@ static int run(const struct options *opts)
 		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
 			"which knows cached pages only\n", strerror(probe_fallback_errno()));
 
+	if (opts->interval || opts->output_file)
+		signals_catch(opts->interval > 0);
 	if (!opts->interval)
 		return inspect_to_output(opts, NULL);
 

@@ -17,7 +17,6 @@ struct kept {
 
 struct rank {
 	struct rank_config cfg;
-	struct sink *out;
 	struct kept **rows; /* with top, a heap whose root ranks last */
 	size_t nrows, cap;
 	struct kept **failed;
@@ -166,8 +165,7 @@ static void append(struct kept ***v, size_t *n, size_t *cap, struct kept *k)
 
 static void rank_begin(struct sink *sink)
 {
-	struct rank *r = sink->state;
-	sink->failed = !sink_begin(r->out) && r->out->failed;
+	sink_begin(sink->inner);
 }
 
 static void rank_row(struct sink *sink, const struct row *row)
@@ -202,12 +200,11 @@ static void rank_end(struct sink *sink, const struct row *total, uint64_t errors
 
 	qsort_r(r->rows, r->nrows, sizeof *r->rows, compare_kept, &r->cfg);
 	for (size_t i = 0; ok && i < r->nrows; i++)
-		ok = sink_row(r->out, &r->rows[i]->row);
+		ok = sink_row(sink->inner, &r->rows[i]->row);
 	for (size_t i = 0; ok && i < r->nfailed; i++)
-		ok = sink_row(r->out, &r->failed[i]->row);
+		ok = sink_row(sink->inner, &r->failed[i]->row);
 	if (ok)
-		sink_end(r->out, total, errors);
-	sink->failed = r->out->failed;
+		sink_end(sink->inner, total, errors);
 }
 
 static void rank_free(struct sink *sink)
@@ -220,7 +217,6 @@ static void rank_free(struct sink *sink)
 		free(r->failed[i]);
 	free(r->rows);
 	free(r->failed);
-	sink_free(r->out);
 	free(r);
 }
 
@@ -234,12 +230,7 @@ static const struct sink_ops rank_ops = {
 struct sink *sink_rank_new(struct sink *out, const struct rank_config *cfg)
 {
 	struct rank *r = xcalloc(1, sizeof *r);
-	struct sink *sink = xcalloc(1, sizeof *sink);
 
 	r->cfg = *cfg;
-	r->out = out;
-	sink->ops = &rank_ops;
-	sink->cfg = out->cfg;
-	sink->state = r;
-	return sink;
+	return sink_wrap(out, &rank_ops, r);
 }

@@ -24,12 +24,23 @@ struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
 	return sink;
 }
 
+struct sink *sink_wrap(struct sink *inner, const struct sink_ops *ops, void *state)
+{
+	struct sink *sink = xcalloc(1, sizeof *sink);
+	sink->ops = ops;
+	sink->cfg = inner->cfg;
+	sink->state = state;
+	sink->inner = inner;
+	return sink;
+}
+
 void sink_free(struct sink *sink)
 {
 	if (!sink)
 		return;
 	if (sink->ops->free)
 		sink->ops->free(sink);
+	sink_free(sink->inner);
 	free(sink);
 }
 
@@ -39,8 +50,9 @@ static int first_write_errno;
 
 static bool written(const struct sink *sink)
 {
-	if (sink->failed)
-		return false;
+	for (const struct sink *s = sink; s; s = s->inner)
+		if (s->failed)
+			return false;
 	if (!ferror(sink->cfg.out))
 		return true;
 	if (!first_write_errno)

@@ -47,12 +47,19 @@ struct sink {
 	uint64_t rows; /* rows written so far */
 	bool failed;   /* the format's own storage failed (it said why) */
 	void *state;   /* the format's own */
+	/* a sink in front of another (--sort, -i) passes rows on to it:
+	 * its failure is this one's, and it is freed with it */
+	struct sink *inner;
 };
 
 extern const struct sink_ops sink_table_ops, sink_csv_ops, sink_json_ops,
 	sink_ndjson_ops, sink_prom_ops;
 
 struct sink *sink_new(enum output_format format, const struct sink_config *cfg);
+
+/* A sink in front of inner, with inner's configuration and its own ops
+ * and state (which ops->free frees). */
+struct sink *sink_wrap(struct sink *inner, const struct sink_ops *ops, void *state);
 void sink_free(struct sink *sink);
 
 /* Each returns false once the output has failed (ferror, or failed):

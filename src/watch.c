@@ -5,12 +5,12 @@
 #include "watch.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "signals.h"
 #include "xalloc.h"
 
 /* The cached pages of each row of one sample, by type and path: an open
@@ -36,13 +36,6 @@ struct watch {
 	bool have_previous;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 struct watch *watch_new(double interval, uint64_t count)
 {
 	struct watch *watch = xcalloc(1, sizeof *watch);
@@ -50,13 +43,6 @@ struct watch *watch_new(double interval, uint64_t count)
 	watch->interval.tv_nsec = (long)((interval - (double)watch->interval.tv_sec) * 1e9);
 	watch->count = count;
 	clock_gettime(CLOCK_MONOTONIC, &watch->next);
-
-	/* no SA_RESTART: the signal cuts the sleep short; SA_RESETHAND: a
-	 * second one kills, for a sample that takes too long */
-	struct sigaction sa = { .sa_handler = on_stop, .sa_flags = SA_RESETHAND };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	return watch;
 }
 
@@ -88,7 +74,7 @@ static void stamp(char buf[32])
 
 bool watch_begin_sample(struct watch *watch)
 {
-	if (stop_signal || (watch->count && watch->samples == watch->count))
+	if (signals_stop_requested() || (watch->count && watch->samples == watch->count))
 		return false;
 	watch->samples++;
 	stamp(watch->time);
@@ -122,7 +108,7 @@ static bool before(const struct timespec *a, const struct timespec *b)
 
 bool watch_wait(struct watch *watch)
 {
-	if (stop_signal || (watch->count && watch->samples >= watch->count))
+	if (signals_stop_requested() || (watch->count && watch->samples >= watch->count))
 		return false;
 	/* a steady rate: due one interval after the last was due; a sample
 	 * that took longer than the interval is followed at once */
@@ -131,12 +117,12 @@ bool watch_wait(struct watch *watch)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (before(&watch->next, &now)) {
 		watch->next = now;
-		return !stop_signal;
+		return !signals_stop_requested();
 	}
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &watch->next, NULL) == EINTR)
-		if (stop_signal)
+		if (signals_stop_requested())
 			return false;
-	return !stop_signal;
+	return !signals_stop_requested();
 }
 
 /* ---- the change in cached pages, row by row ----------------------------- */
@@ -233,34 +219,26 @@ static void track(struct watch *watch, struct row *row)
 	remember(&watch->current, (int)row->type, path, len, row->stat.cached);
 }
 
-struct delta_sink {
-	struct sink *out;
-	struct watch *watch;
-};
-
 static void delta_begin(struct sink *sink)
 {
-	struct delta_sink *d = sink->state;
-	sink_begin(d->out);
+	sink_begin(sink->inner);
 }
 
 static void delta_row(struct sink *sink, const struct row *row)
 {
-	struct delta_sink *d = sink->state;
 	struct row copy = *row;
 
-	track(d->watch, &copy);
-	sink_row(d->out, &copy);
+	track(sink->state, &copy);
+	sink_row(sink->inner, &copy);
 }
 
 static void delta_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
-	struct delta_sink *d = sink->state;
-	struct watch *w = d->watch;
+	struct watch *w = sink->state;
 	struct row copy = *total;
 
 	track(w, &copy);
-	sink_end(d->out, &copy, errors);
+	sink_end(sink->inner, &copy, errors);
 	/* this sample is the one the next compares with */
 	struct sample done = w->current;
 	w->current = w->previous;
@@ -269,29 +247,14 @@ static void delta_end(struct sink *sink, const struct row *total, uint64_t error
 	w->have_previous = true;
 }
 
-static void delta_free(struct sink *sink)
-{
-	struct delta_sink *d = sink->state;
-	sink_free(d->out);
-	free(d);
-}
-
+/* the watch is not the sink's to free */
 static const struct sink_ops delta_ops = {
 	.begin = delta_begin,
 	.row = delta_row,
 	.end = delta_end,
-	.free = delta_free,
 };
 
 struct sink *sink_delta_new(struct sink *out, struct watch *watch)
 {
-	struct delta_sink *d = xcalloc(1, sizeof *d);
-	struct sink *sink = xcalloc(1, sizeof *sink);
-
-	d->out = out;
-	d->watch = watch;
-	sink->ops = &delta_ops;
-	sink->cfg = out->cfg;
-	sink->state = d;
-	return sink;
+	return sink_wrap(out, &delta_ops, watch);
 }

@@ -11,7 +11,7 @@
 struct watch;
 
 /* Samples every interval seconds, count of them (0: until SIGINT or
- * SIGTERM, which from now on end the run after the sample under way). */
+ * SIGTERM, which end the run after the sample under way: signals.h). */
 struct watch *watch_new(double interval, uint64_t count);
 void watch_free(struct watch *watch);
 
