@@ -15,6 +15,7 @@
 #include "format.h"
 #include "jobs.h"
 #include "outfile.h"
+#include "userfile.h"
 #include "xalloc.h"
 
 enum {
@@ -283,7 +284,9 @@ static void add_exclude(struct options *opts, const char *glob)
  * *len; NULL with errno set when it cannot be read. */
 static char *slurp(const char *file, size_t *len)
 {
-	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "re");
+	/* with the user's own rights: a setcap pagestat reads no list its
+	 * user could not read without it */
+	FILE *in = user_fopen_read(file);
 	if (!in)
 		return NULL;
 	size_t cap = 4096, n = 0;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,32 +13,35 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "signals.h"
 #include "sink.h"
+#include "userfile.h"
 #include "xalloc.h"
 
-/* One output file per run: its name, its directory (the walk changes
- * the working directory, so names are taken relative to it) and the
- * temporary file's name while it exists (a fatal signal and atexit
- * remove it). */
+/* Everything here is done with the user's own rights (userfile.h): a
+ * setcap pagestat replaces only what its user could replace without it.
+ *
+ * One output file at a time: its name, its directory, and the temporary
+ * file's name while it exists (a fatal signal and atexit remove it). */
 static const char *target;
+static const char *target_name; /* the last component of target */
 static int dir_fd = -1;
-static char *temp;      /* DIR/.NAME.XXXXXX */
-static char *temp_name; /* .NAME.XXXXXX, in temp */
+static bool dir_syncable; /* dir_fd is not O_PATH */
+static char temp_name[NAME_MAX + 1]; /* .NAME.XXXXXX */
 static volatile sig_atomic_t temp_exists;
 
 static void remove_temp(void)
 {
 	if (temp_exists) {
 		temp_exists = 0;
-		unlinkat(dir_fd, temp_name, 0);
+		(void)user_unlinkat(dir_fd, temp_name, 0);
 	}
 }
 
-static void on_fatal_signal(int sig)
+static void remove_temp_dying(void)
 {
-	remove_temp();
-	signal(sig, SIG_DFL);
-	(void)raise(sig);
+	if (temp_exists)
+		user_unlink_dying(dir_fd, temp_name);
 }
 
 /* FILE's directory: "." when the name has no slash. */
@@ -51,23 +55,42 @@ static char *dir_of(const char *path)
 	return dir;
 }
 
+static const char *why_unreachable(int err)
+{
+	return err == EACCES ? "a file in a directory you may enter (Permission denied)"
+	       : err == ENAMETOOLONG ? "a shorter name (File name too long)"
+	       : err == ELOOP ? "a name without a loop of symbolic links"
+			      : "a file in an existing directory";
+}
+
 bool outfile_check(const char *path, const char **expected)
 {
 	struct stat st;
 
 	*expected = NULL;
-	if (!*path)
+	if (!*path) {
 		*expected = "a file name";
-	else if (path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+	} else if (path[strlen(path) - 1] == '/') {
 		*expected = "a file name, not a directory";
-	else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		*expected = "a regular file or a new name: FILE is replaced, not written into";
-	if (*expected)
-		return false;
-	char *dir = dir_of(path);
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		*expected = "a file in an existing directory";
-	free(dir);
+	} else if (user_fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(st.st_mode))
+			*expected = "a file name, not a directory";
+		else if (S_ISLNK(st.st_mode))
+			*expected = "a regular file or a new name, not a symbolic link: FILE is "
+				    "replaced, never written through";
+		else if (!S_ISREG(st.st_mode))
+			*expected = "a regular file or a new name: FILE is replaced, not "
+				    "written into";
+	} else if (errno != ENOENT) {
+		*expected = why_unreachable(errno);
+	} else {
+		char *dir = dir_of(path);
+		if (user_fstatat(AT_FDCWD, dir, &st, 0) != 0)
+			*expected = why_unreachable(errno);
+		else if (!S_ISDIR(st.st_mode))
+			*expected = "a file in an existing directory";
+		free(dir);
+	}
 	return !*expected;
 }
 
@@ -82,42 +105,45 @@ static void cannot_create(const char *path, int err)
 	free(dir);
 }
 
+/* The directory, to create in and rename in; read access too if it has
+ * it, for the fsync that puts the rename on disk. */
+static int open_dir(const char *path)
+{
+	char *dir = dir_of(path);
+	int fd = user_openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
+	dir_syncable = fd >= 0;
+	if (fd < 0 && errno == EACCES)
+		fd = user_openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
+	free(dir);
+	return fd;
+}
+
 FILE *outfile_open(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
-	size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
-	size_t len = dir_len + strlen(name) + sizeof "..XXXXXX";
 
-	char *dir = dir_of(path);
-	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(dir);
+	target = path;
+	target_name = slash ? slash + 1 : path;
+	dir_fd = open_dir(path);
 	if (dir_fd < 0) {
 		cannot_create(path, errno);
 		return NULL;
 	}
-	target = path;
-	temp = xrealloc(NULL, len);
-	snprintf(temp, len, "%.*s.%s.XXXXXX", (int)dir_len, path, name);
-	temp_name = temp + dir_len;
+	/* ".NAME." and six characters, within NAME_MAX: a long NAME is cut */
+	char prefix[NAME_MAX + 1];
+	snprintf(prefix, sizeof prefix, ".%.*s.", NAME_MAX - 8, target_name);
 
-	static const int signals[] = { SIGHUP, SIGINT, SIGTERM };
-	struct sigaction sa = { .sa_handler = on_fatal_signal };
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
-		sigaddset(&sa.sa_mask, signals[i]);
 	/* no signal between the file's creation and temp_exists */
-	sigset_t old;
-	sigprocmask(SIG_BLOCK, &sa.sa_mask, &old);
-	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
-		struct sigaction was;
-		/* a signal ignored from the start (nohup) stays ignored */
-		if (sigaction(signals[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN)
-			sigaction(signals[i], &sa, NULL);
-	}
-	int fd = mkostemp(temp, O_CLOEXEC);
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	int fd = user_mkstempat(dir_fd, prefix, temp_name, sizeof temp_name);
 	int err = errno;
 	temp_exists = fd >= 0;
+	signals_on_death(remove_temp_dying);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	(void)atexit(remove_temp); /* exit() on running out of memory */
 
@@ -129,43 +155,57 @@ FILE *outfile_open(const char *path)
 			remove_temp();
 		}
 		cannot_create(path, err);
+		close(dir_fd);
+		dir_fd = -1;
 	}
 	return out;
+}
+
+/* Puts the whole temporary file in FILE's place: 0 or an errno value. */
+static int replace_target(int fd)
+{
+	mode_t mask = umask(0);
+	struct stat st;
+
+	umask(mask);
+	if (fsync(fd) != 0 || user_fchmod(fd, 0644 & ~mask) != 0)
+		return errno;
+	/* a link put there since the check is not replaced either */
+	if (user_fstatat(dir_fd, target_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return ELOOP;
+	if (user_renameat(dir_fd, temp_name, dir_fd, target_name) != 0)
+		return errno;
+	temp_exists = 0;
+	if (dir_syncable)
+		fsync(dir_fd); /* the rename on disk too; a reader sees no difference */
+	return 0;
 }
 
 int outfile_close(FILE *out, int status)
 {
 	/* 1: some files failed, 4: --expect-cached not met; the output is whole */
 	bool keep = status == EXIT_SUCCESS || status == 1 || status == 4;
-	mode_t mask = umask(0);
 	int err = 0;
 
-	umask(mask);
 	errno = 0;
 	if (fflush(out) != 0 || ferror(out))
 		err = errno ? errno : sink_write_errno() ? sink_write_errno() : EIO; /* ENOSPC, EFBIG... */
-	else if (keep && (fsync(fileno(out)) != 0 || fchmod(fileno(out), 0644 & ~mask) != 0))
-		err = errno;
+	else if (keep)
+		err = replace_target(fileno(out));
 	if (fclose(out) != 0 && !err)
 		err = errno;
-	if (keep && !err) {
-		const char *slash = strrchr(target, '/');
-		if (renameat(dir_fd, temp_name, dir_fd, slash ? slash + 1 : target) == 0) {
-			temp_exists = 0;
-			fsync(dir_fd); /* the rename on disk too; a reader sees no difference */
-		} else {
-			err = errno;
-		}
-	}
 	remove_temp();
+	signals_on_death(NULL);
 	close(dir_fd);
 	dir_fd = -1;
-	free(temp);
-	temp = NULL;
 	if (!err)
 		return status;
 	fputs("pagestat: write error: ", stderr);
 	esc_put_terminal(stderr, target, strlen(target), esc_locale_is_utf8());
-	fprintf(stderr, ": %s\n", strerror(err));
+	if (err == ELOOP)
+		fputs(": it is now a symbolic link, which is never replaced\n", stderr);
+	else
+		fprintf(stderr, ": %s\n", strerror(err));
 	return EXIT_FATAL;
 }

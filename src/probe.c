@@ -19,6 +19,7 @@
 #include "caps.h"
 #include "compat/cachestat.h"
 #include "overlay.h"
+#include "userfile.h"
 #include "xalloc.h"
 
 /* mincore maps this many bytes at a time, so memory stays bounded on huge
@@ -55,13 +56,8 @@ static int scratch_file(void)
 #ifdef HAVE_MEMFD_CREATE
 	fd = memfd_create("pagestat-probe", MFD_CLOEXEC);
 #endif
-	if (fd < 0) {
-		FILE *f = tmpfile();
-		if (f) {
-			fd = fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
-			fclose(f);
-		}
-	}
+	if (fd < 0)
+		fd = user_tmpfile("/tmp");
 	if (fd >= 0) {
 		char page[64] = "pagestat";
 		if (write(fd, page, sizeof page) != (ssize_t)sizeof page) {
