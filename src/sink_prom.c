@@ -4,22 +4,28 @@
 #include "sink.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "escape.h"
 #include "format.h"
+#include "strbuf.h"
+#include "userfile.h"
 #include "xalloc.h"
 
 /* The format wants every sample of a family together, but rows come one
- * at a time.  Rather than keep them in memory (O(rows): -a on a big tree),
- * each row is spooled to an unlinked temporary file and read back once
- * per family at the end: memory stays O(1), the spool is about as large
- * as the output itself. */
+ * at a time.  Rather than keep them all in memory (O(rows): -a on a big
+ * tree), rows are spooled and read back once per family at the end: in
+ * memory up to SPOOL_MEMORY bytes (a few thousand rows, so a usual run
+ * needs no file), beyond that in an unlinked temporary file, which is
+ * about as large as the output itself. */
+#define SPOOL_MEMORY ((size_t)256 << 10)
+
 struct prom {
-	FILE *spool;
+	struct strbuf mem;  /* the records, while they fit */
+	size_t mem_read;    /* reading them back: the next one */
+	FILE *spool;        /* else every record, in a file */
 	const char *spool_dir;
 	char *path; /* the path of the row read back, grown as needed */
 	size_t path_cap;
@@ -61,41 +67,42 @@ static void spool_failed(struct sink *sink, int err)
 	sink->failed = true;
 }
 
-/* An unlinked file in $TMPDIR (or /tmp): nothing is left behind. */
-static FILE *spool_open(const char *dir)
+/* An unlinked file in $TMPDIR, else /tmp, else /var/tmp: a TMPDIR that
+ * is unset, gone or full for us does not stop the output. */
+static bool spool_open(struct sink *sink)
 {
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
-		/* a file system without O_TMPFILE */
-		size_t len = strlen(dir) + sizeof "/pagestat.XXXXXX";
-		char *name = xrealloc(NULL, len);
-		snprintf(name, len, "%s/pagestat.XXXXXX", dir);
-		fd = mkostemp(name, O_CLOEXEC);
-		if (fd >= 0)
-			unlink(name);
-		free(name);
+	struct prom *p = sink->state;
+	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/var/tmp" };
+	int fd = -1, err = 0;
+
+	for (size_t i = 0; fd < 0 && i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		fd = user_tmpfile(dirs[i]);
+		if (fd < 0 && !err)
+			err = errno;
+		p->spool_dir = dirs[i];
 	}
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w+");
-	if (!f)
+	if (fd >= 0 && (p->spool = fdopen(fd, "w+")) == NULL) {
+		err = errno;
 		close(fd);
-	return f;
+	}
+	if (!p->spool) {
+		fprintf(stderr, "pagestat: cannot create a temporary file for the Prometheus "
+			"output in $TMPDIR, /tmp or /var/tmp: %s\n", strerror(err));
+		sink->failed = true;
+		return false;
+	}
+	/* what was held in memory goes first */
+	if (p->mem.len && fwrite(p->mem.data, 1, p->mem.len, p->spool) != p->mem.len)
+		spool_failed(sink, errno);
+	sb_free(&p->mem);
+	return !sink->failed;
 }
 
 static void prom_begin(struct sink *sink)
 {
-	struct prom *p = xcalloc(1, sizeof *p);
-	const char *dir = getenv("TMPDIR");
-
-	sink->state = p;
-	p->spool_dir = dir && *dir ? dir : "/tmp";
-	p->spool = spool_open(p->spool_dir);
-	if (!p->spool) {
-		fprintf(stderr, "pagestat: cannot create a temporary file in %s for the "
-			"Prometheus output: %s\n", p->spool_dir, strerror(errno));
-		sink->failed = true;
-	}
+	sink->state = xcalloc(1, sizeof(struct prom));
 }
 
 /* A record: the row itself (pointers cleared), then its path's bytes. */
@@ -110,9 +117,48 @@ static void prom_row(struct sink *sink, const struct row *row)
 	rec.segments = NULL;
 	rec.extents = NULL;
 	rec.nsegments = rec.nextents = 0;
+	if (!p->spool && p->mem.len + sizeof rec + row->path_len <= SPOOL_MEMORY) {
+		sb_put(&p->mem, &rec, sizeof rec);
+		sb_put(&p->mem, row->path, row->path_len);
+		return;
+	}
+	if (!p->spool && !spool_open(sink))
+		return;
 	if (fwrite(&rec, sizeof rec, 1, p->spool) != 1 ||
 	    fwrite(row->path, 1, row->path_len, p->spool) != row->path_len)
 		spool_failed(sink, errno);
+}
+
+/* Back to the first record. */
+static bool spool_rewind(struct sink *sink)
+{
+	struct prom *p = sink->state;
+
+	p->mem_read = 0;
+	if (p->spool && fseek(p->spool, 0, SEEK_SET) != 0) {
+		spool_failed(sink, errno);
+		return false;
+	}
+	return true;
+}
+
+/* n bytes of the next record into to; false at the end. */
+static bool spool_read(struct sink *sink, void *to, size_t n)
+{
+	struct prom *p = sink->state;
+
+	if (!p->spool) {
+		if (p->mem.len - p->mem_read < n)
+			return false;
+		memcpy(to, p->mem.data + p->mem_read, n);
+		p->mem_read += n;
+		return true;
+	}
+	if (fread(to, 1, n, p->spool) == n)
+		return true;
+	if (ferror(p->spool))
+		spool_failed(sink, errno);
+	return false;
 }
 
 /* The next record of the spool, its path in p->path; false at the end. */
@@ -120,17 +166,14 @@ static bool spool_next(struct sink *sink, struct row *row)
 {
 	struct prom *p = sink->state;
 
-	if (fread(row, sizeof *row, 1, p->spool) != 1) {
-		if (ferror(p->spool))
-			spool_failed(sink, errno);
+	if (!spool_read(sink, row, sizeof *row))
 		return false;
-	}
 	if (row->path_len + 1 > p->path_cap) {
 		p->path_cap = row->path_len + 1;
 		p->path = xrealloc(p->path, p->path_cap);
 	}
-	if (fread(p->path, 1, row->path_len, p->spool) != row->path_len) {
-		spool_failed(sink, ferror(p->spool) ? errno : 0);
+	if (!spool_read(sink, p->path, row->path_len)) {
+		spool_failed(sink, p->spool && ferror(p->spool) ? errno : 0);
 		return false;
 	}
 	row->path = p->path;
@@ -178,7 +221,7 @@ static void prom_end(struct sink *sink, const struct row *total, uint64_t errors
 	struct prom *p = sink->state;
 	FILE *out = sink->cfg.out;
 
-	if (fflush(p->spool) != 0) {
+	if (p->spool && fflush(p->spool) != 0) {
 		spool_failed(sink, errno);
 		return;
 	}
@@ -190,7 +233,8 @@ static void prom_end(struct sink *sink, const struct row *total, uint64_t errors
 
 		if (!fam)
 			continue;
-		rewind(p->spool);
+		if (!spool_rewind(sink))
+			break;
 		while (spool_next(sink, &row))
 			put_sample(sink, fam, &row, &started);
 		if (sink->cfg.total_row)
@@ -212,6 +256,7 @@ static void prom_free(struct sink *sink)
 		return;
 	if (p->spool)
 		fclose(p->spool);
+	sb_free(&p->mem);
 	free(p->path);
 	free(p);
 }
