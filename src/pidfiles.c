@@ -88,7 +88,7 @@ struct pid_walk {
 	struct pid_file *files;
 	size_t nfiles, cap;
 	struct probe_detail detail;
-	bool told_ptrace;
+	bool told_ptrace, told_map_files;
 };
 
 static void emit(struct pid_walk *w, const char *path, size_t len,
@@ -112,6 +112,23 @@ static void emit(struct pid_walk *w, const char *path, size_t len,
 		w->output_failed = true;
 }
 
+/* Why a process's /proc entries were refused: permissions, which have a
+ * remedy, or something beyond them, which pagestat cannot pass. */
+static void explain_refused_process(FILE *err)
+{
+	if (!caps_have_ptrace()) {
+		fputs("pagestat: note: the files of another user's process, or of a more\n"
+		      "  privileged one, can be read only with CAP_SYS_PTRACE: run pagestat\n"
+		      "  as root or as the user the process runs as\n", err);
+		return;
+	}
+	fputs("pagestat: note: pagestat holds CAP_SYS_PTRACE and was refused all the\n"
+	      "  same: what keeps this process's /proc entries closed is not a\n"
+	      "  permission but a security module (Landlock, SELinux, AppArmor...)\n"
+	      "  or a user namespace that pagestat runs below, and root cannot pass it\n",
+	      err);
+}
+
 /* A process that cannot be read: "pagestat: --pid 12345: No such process". */
 static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 {
@@ -124,9 +141,7 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 		fprintf(stderr, "pagestat: --pid %ld: %s\n", (long)pid, strerror(err));
 		if ((err == EACCES || err == EPERM) && !w->told_ptrace) {
 			w->told_ptrace = true;
-			fputs("pagestat: note: the files of another user's process, or of a more\n"
-			      "  privileged one, can be read only with CAP_SYS_PTRACE: run pagestat\n"
-			      "  as root or as the user the process runs as\n", stderr);
+			explain_refused_process(stderr);
 		}
 	}
 	emit(w, path, (size_t)len, NULL, err);
@@ -142,6 +157,13 @@ static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, i
 		fprintf(stderr, "': %s\n", probe_strerror(err));
 		if (err == PROBE_EREFUSED)
 			caps_explain_eperm(stderr);
+		else if (err == EPERM && strstr(f->route, "/map_files/") && !w->told_map_files) {
+			w->told_map_files = true;
+			fputs("pagestat: note: a deleted file that a process maps but holds no\n"
+			      "  descriptor of can be opened only through /proc/PID/map_files,\n"
+			      "  which the kernel allows only with CAP_SYS_ADMIN or\n"
+			      "  CAP_CHECKPOINT_RESTORE; pagestat keeps neither\n", stderr);
+		}
 	}
 	emit(w, f->path, strlen(f->path), NULL, err);
 }
