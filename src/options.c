@@ -100,8 +100,9 @@ static void usage(FILE *out)
 	      "                          cached when no --sort); with -a, files only\n"
 	      "\n"
 	      "Walk:\n"
-	      "  -P, --no-dereference    never follow symbolic links (default)\n"
-	      "  -H, --dereference-args  follow symbolic links named as FILE\n"
+	      "  -P, --no-dereference    follow no symbolic link, not even one named as FILE\n"
+	      "  -H, --dereference-args  follow symbolic links named as FILE (also names\n"
+	      "                          read with --files0-from), no others (default)\n"
 	      "  -L, --dereference       follow every symbolic link\n"
 	      "  -x, --one-file-system   do not descend into other file systems\n"
 	      "  -l, --count-links       count a hard-linked file each time it is met\n"
@@ -486,7 +487,9 @@ int options_parse(int argc, char **argv, struct options *opts)
 	*opts = (struct options){
 		.headings = true,
 		.max_depth = -1,
-		.follow = FOLLOW_NONE,
+		/* a link named as FILE has no page cache of its own: who
+		 * names /var/lib/mysql means the data */
+		.follow = FOLLOW_ARGS,
 		.method = PROBE_AUTO,
 		.format = FORMAT_TABLE,
 		.unit = UNIT_HUMAN,
