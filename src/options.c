@@ -147,7 +147,8 @@ static void usage(FILE *out)
 	      "      --no-progress       no progress line\n"
 	      "      --expect-cached=PERCENT\n"
 	      "                          exit with status 4 when less than PERCENT (0 to\n"
-	      "                          100, decimals allowed) of all pages are cached\n"
+	      "                          100, decimals allowed) of all pages are cached,\n"
+	      "                          or when no page at all was counted\n"
 	      "\n"
 	      "Watch:\n"
 	      "  -i, --interval=SECONDS  inspect again every SECONDS (0.001 or more,\n"
@@ -626,6 +627,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 			if (!parse_decimal(optarg, &opts->expect_cached) || opts->expect_cached > 100)
 				return bad_value("--expect-cached", optarg,
 						 "a percentage from 0 to 100, such as 90 or 99.5");
+			opts->expect_cached_arg = optarg;
 			break;
 		case 'i':
 			if (!parse_decimal(optarg, &opts->interval) || opts->interval < 0.001 ||
