@@ -63,8 +63,8 @@ complete -c pagestat -l reverse -d 'Reverse the order of --sort or --top'
 complete -c pagestat -l top -x -d 'Only the N first rows in sort order (by cached without --sort)'
 
 # Walk
-complete -c pagestat -s P -l no-dereference -n "not $deref_seen" -d 'Never follow symbolic links (default)'
-complete -c pagestat -s H -l dereference-args -n "not $deref_seen" -d 'Follow symbolic links named as FILE'
+complete -c pagestat -s P -l no-dereference -n "not $deref_seen" -d 'Follow no symbolic link, not even one named as FILE'
+complete -c pagestat -s H -l dereference-args -n "not $deref_seen" -d 'Follow symbolic links named as FILE, no others (default)'
 complete -c pagestat -s L -l dereference -n "not $deref_seen" -d 'Follow every symbolic link'
 complete -c pagestat -s x -l one-file-system -d 'Do not descend into other file systems'
 complete -c pagestat -s l -l count-links -d 'Count a hard-linked file each time it is met'

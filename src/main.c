@@ -29,6 +29,10 @@
 
 static volatile sig_atomic_t reader_quit;
 
+/* The last inspection counted no page: --expect-cached had nothing to
+ * judge (told once, at the end, where it explains the status). */
+static bool nothing_counted;
+
 static void on_sigpipe(int sig)
 {
 	(void)sig;
@@ -47,11 +51,15 @@ static bool guard_std_fds(void)
 }
 
 /* --expect-cached: is the cached share of the total below the mark?  No
- * pages at all (empty files, nothing found) leave nothing uncached. */
+ * page at all (an empty or not yet mounted directory, only empty files)
+ * has not met it: "until pagestat --expect-cached=95 /srv/db" must not
+ * end before /srv/db holds anything. */
 static bool below_expectation(const struct options *opts, const struct pagecache_stat *total)
 {
-	if (opts->expect_cached < 0 || total->pages == 0)
+	if (opts->expect_cached < 0)
 		return false;
+	if (total->pages == 0)
+		return true;
 	return (double)total->cached * 100.0 < opts->expect_cached * (double)total->pages;
 }
 
@@ -127,6 +135,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 	}
 	sink_free(sink);
 	*output_failed = result.output_failed;
+	nothing_counted = result.total.stat.pages == 0;
 	if (result.errors)
 		return EXIT_SOME_FAILED;
 	return below_expectation(opts, &result.total.stat) ? EXIT_NOT_CACHED : EXIT_SUCCESS;
@@ -187,6 +196,21 @@ static int run(const struct options *opts)
 	return failed && status != EXIT_FATAL ? EXIT_SOME_FAILED : status;
 }
 
+/* Status 4 with no page counted: said, so that it is not taken for a
+ * cold cache.  -q does not silence it: -q is about files that could not
+ * be inspected, this says what the status means. */
+static void say_nothing_to_judge(const struct options *opts, int status)
+{
+	if (status != EXIT_NOT_CACHED || !nothing_counted)
+		return;
+	/* with --offset or --length, files that are not empty count none
+	 * when the range is past their end */
+	bool range = opts->range.offset || opts->range.length;
+	fprintf(stderr, "pagestat: --expect-cached=%s: no page was counted (no file, or only "
+		"empty files%s): nothing to judge\n", opts->expect_cached_arg,
+		range ? " or ranges" : "");
+}
+
 /* Output that could not be written is a failure (exit 3), told on stderr
  * unless the reader simply quit (EPIPE), which is silent. */
 static int close_stdout(int status)
@@ -239,6 +263,7 @@ int main(int argc, char **argv)
 	int status = options_parse(argc, argv, &opts);
 	if (status == OPTIONS_RUN) {
 		status = run(&opts);
+		say_nothing_to_judge(&opts, status);
 		probe_free();
 	}
 	options_free();

@@ -101,8 +101,9 @@ static void usage(FILE *out)
 	      "                          cached when no --sort); with -a, files only\n"
 	      "\n"
 	      "Walk:\n"
-	      "  -P, --no-dereference    never follow symbolic links (default)\n"
-	      "  -H, --dereference-args  follow symbolic links named as FILE\n"
+	      "  -P, --no-dereference    follow no symbolic link, not even one named as FILE\n"
+	      "  -H, --dereference-args  follow symbolic links named as FILE (also names\n"
+	      "                          read with --files0-from), no others (default)\n"
 	      "  -L, --dereference       follow every symbolic link\n"
 	      "  -x, --one-file-system   do not descend into other file systems\n"
 	      "  -l, --count-links       count a hard-linked file each time it is met\n"
@@ -147,7 +148,8 @@ static void usage(FILE *out)
 	      "      --no-progress       no progress line\n"
 	      "      --expect-cached=PERCENT\n"
 	      "                          exit with status 4 when less than PERCENT (0 to\n"
-	      "                          100, decimals allowed) of all pages are cached\n"
+	      "                          100, decimals allowed) of all pages are cached,\n"
+	      "                          or when no page at all was counted\n"
 	      "\n"
 	      "Watch:\n"
 	      "  -i, --interval=SECONDS  inspect again every SECONDS (0.001 or more,\n"
@@ -489,7 +491,9 @@ int options_parse(int argc, char **argv, struct options *opts)
 	*opts = (struct options){
 		.headings = true,
 		.max_depth = -1,
-		.follow = FOLLOW_NONE,
+		/* a link named as FILE has no page cache of its own: who
+		 * names /var/lib/mysql means the data */
+		.follow = FOLLOW_ARGS,
 		.method = PROBE_AUTO,
 		.format = FORMAT_TABLE,
 		.unit = UNIT_HUMAN,
@@ -626,6 +630,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 			if (!parse_decimal(optarg, &opts->expect_cached) || opts->expect_cached > 100)
 				return bad_value("--expect-cached", optarg,
 						 "a percentage from 0 to 100, such as 90 or 99.5");
+			opts->expect_cached_arg = optarg;
 			break;
 		case 'i':
 			if (!parse_decimal(optarg, &opts->interval) || opts->interval < 0.001 ||

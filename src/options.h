@@ -38,6 +38,7 @@ struct options {
 	size_t nexcludes;
 	unsigned jobs;              /* -j N */
 	double expect_cached;       /* --expect-cached PERCENT, or -1 */
+	const char *expect_cached_arg; /* PERCENT as given, for messages */
 	double interval;            /* -i SECONDS, or 0: one sample */
 	uint64_t count;             /* --count N, or 0: until a signal */
 	const pid_t *pids;          /* --pid, in the order given; else NULL */

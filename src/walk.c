@@ -242,7 +242,8 @@ static void apply(void *ctx, struct walk_event *ev)
 	case EV_SYMLINK:
 		if (!w->cfg->quiet) {
 			say_path(w, "", ev->path, ev->path_len);
-			fputs(" is a symbolic link: not followed (-H or -L follow it)\n", stderr);
+			fputs(" is a symbolic link: not followed with -P (-H, the default, "
+			      "follows it)\n", stderr);
 		}
 		break;
 	}
@@ -351,12 +352,13 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 		fail_entry(w, &ev, ROW_DIRECTORY, "cannot access", p->err);
 		break;
 	case TREE_NS:
-		/* with -H or -L, a link that leads nowhere (dangling or in a
-		 * loop) says why, as du -L does */
+		/* a link followed (an operand unless -P, any with -L) that
+		 * leads nowhere, dangling or in a loop, says why, as du -H
+		 * and du -L do */
 		fail_entry(w, &ev, ROW_UNKNOWN, "cannot access", p->err);
 		break;
 	case TREE_SL:
-		/* -P: a link named on the command line is not followed */
+		/* -P: a link named as an operand is not followed either */
 		ev.kind = EV_SYMLINK;
 		deliver(w, &ev);
 		break;

@@ -11,7 +11,7 @@
 
 enum follow_mode {
 	FOLLOW_NONE, /* -P */
-	FOLLOW_ARGS, /* -H */
+	FOLLOW_ARGS, /* -H, the default */
 	FOLLOW_ALL,  /* -L */
 };
 

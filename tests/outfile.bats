@@ -175,4 +175,12 @@ without_cachestat() {
 	run -0 jq -r '.total.cached' out/exp.json
 	assert_output 11
 	assert_no_temp out
+	# nothing counted: exit 4 too, the note, and the file written
+	mkdir empty
+	run -4 --separate-stderr pagestat -J --expect-cached=90 --output-file=out/none.json empty
+	refute_output
+	assert_stderr_has "--expect-cached=90: no page was counted" "nothing to judge"
+	run -0 jq -c '[.rows[0].path, .total.files, .total.pages]' out/none.json
+	assert_output '["empty",0,0]'
+	assert_no_temp out
 }

@@ -260,14 +260,14 @@ assert_fifo_untouched() {
 # ---- symbolic links --------------------------------------------------------
 
 # tree/own          2 pages cached
-# tree/flink  ->    outside/t, 6 pages cached
+# tree/flink  ->    outside/t, 6 pages, pages 1..4 cached
 # tree/dlink  ->    elsewhere/, holding u: 1 page cached
 # link        ->    tree
 # filelink    ->    outside/t
 make_links() {
 	mkdir tree outside elsewhere
 	make_cached tree/own 2
-	make_cached outside/t 6
+	make_partial outside/t 6 1 4
 	make_cached elsewhere/u 1
 	ln -s ../outside/t tree/flink
 	ln -s ../elsewhere tree/dlink
@@ -275,46 +275,149 @@ make_links() {
 	ln -s outside/t filelink
 }
 
-@test "-P (default): a symbolic link inside a tree is not followed" {
+@test "a symbolic link inside a tree is not followed: by default, with -H or -P" {
 	make_links
-	for opt in "" -P; do
+	local opt
+	for opt in "" -H -P; do
 		run -0 --separate-stderr pagestat -J $opt -a tree
-		assert_equal "$(row_paths)" "tree/own tree"
+		assert_equal "rows with '$opt': $(row_paths)" "rows with '$opt': tree/own tree"
 		assert_row tree files=1 pages=2 cached=2
-		assert_equal "$stderr" ""
+		assert_equal "stderr with '$opt': $stderr" "stderr with '$opt': "
 	done
+}
+
+@test "by default a symbolic link operand is followed: a link to a directory and one to a file" {
+	make_links
+	run -0 --separate-stderr pagestat -J -a link
+	assert_equal "$(row_paths)" "link/own link"
+	assert_row link/own type=file pages=2 cached=2
+	assert_row link type=directory files=1 pages=2 cached=2
+	assert_equal "$stderr" ""
+
+	run -0 --separate-stderr pagestat -J filelink
+	assert_row filelink type=file files=1 pages=6 cached=4
+	assert_total files=1 pages=6 cached=4
+	assert_equal "$stderr" ""
+
+	run -0 --separate-stderr pagestat -n -p -o cached,pages,files,path link filelink
+	assert_equal "$output" "$(printf '%s\n' "2 2 1 link" "4 6 1 filelink")"
+
+	# the workers open the file through the link too
+	run -0 --separate-stderr pagestat -j 2 -J filelink link
+	assert_row filelink files=1 pages=6 cached=4
+	assert_row link files=1 pages=2 cached=2
+	assert_equal "$stderr" ""
+}
+
+@test "-H is the default spelled out: the same output as no option" {
+	make_links
+	local args
+	for args in "-J -a link filelink tree" "-c -p -a link filelink" "-J -a tree/flink tree/dlink"; do
+		run -0 --separate-stderr pagestat $args
+		local plain=$output plain_err=$stderr
+		run -0 --separate-stderr pagestat -H $args
+		assert_equal "-H $args: $output" "-H $args: $plain"
+		assert_equal "stderr of -H $args: $stderr" "stderr of -H $args: $plain_err"
+	done
+	# the default is not -P (nor -L), which give other figures
+	run -0 pagestat -J -a tree/dlink
+	assert_row tree/dlink type=directory files=1 cached=1
 }
 
 @test "-P: a symbolic link operand is not followed: said on stderr, no row, exit 0" {
 	make_links
-	run -0 --separate-stderr pagestat -J link filelink
-	assert_equal "$(jq '.rows | length' <<<"$output")" 0
+	run -0 --separate-stderr pagestat -J -P link filelink
+	assert_equal "rows: $(jq '.rows | length' <<<"$output")" "rows: 0"
 	assert_total files=0 cached=0
-	assert_stderr_has "'link' is a symbolic link: not followed" \
-		"'filelink' is a symbolic link: not followed"
+	assert_stderr_has "'link' is a symbolic link: not followed with -P" \
+		"'filelink' is a symbolic link: not followed with -P" "the default"
+	assert_equal "$(grep -c 'not followed' <<<"$stderr")" 2
 
-	run -0 --separate-stderr pagestat -n link
+	run -0 --separate-stderr pagestat -n -P link
 	assert_output ""
+	# -q: the note is one of those that go with per-file messages
+	run -0 --separate-stderr pagestat -q -J -P link
+	assert_equal "stderr with -q: $stderr" "stderr with -q: "
+	# the last of -P, -H, -L wins
+	run -0 --separate-stderr pagestat -J -P -H filelink
+	assert_row filelink cached=4
+	run -0 --separate-stderr pagestat -J -H -P filelink
+	assert_equal "rows: $(jq '.rows | length' <<<"$output")" "rows: 0"
 }
 
-@test "-H follows a link operand but not the links inside" {
+@test "a link and its target both named count once, at the first (as du -H)" {
 	make_links
-	run -0 --separate-stderr pagestat -J -H -a link
-	assert_equal "$(row_paths)" "link/own link"
-	assert_row link type=directory files=1 cached=2
+	# the link first: the directory it leads to is not walked again
+	run -0 --separate-stderr pagestat -J -c link tree
+	assert_equal "$(row_paths)" "link"
+	assert_row link files=1 pages=2 cached=2
+	assert_total files=1 pages=2 cached=2
+	run -0 --separate-stderr pagestat -J tree link
+	assert_equal "$(row_paths)" "tree"
+	assert_total files=1 pages=2 cached=2
+	# a file met through a link operand, then by its name, or in a directory
+	run -0 --separate-stderr pagestat -J filelink outside/t
+	assert_equal "$(row_paths)" "filelink"
+	assert_total files=1 pages=6 cached=4
+	run -0 --separate-stderr pagestat -J outside/t filelink
+	assert_equal "$(row_paths)" "outside/t"
+	assert_total files=1 pages=6 cached=4
+	run -0 --separate-stderr pagestat -J outside filelink
+	assert_equal "$(row_paths)" "outside"
+	assert_total files=1 pages=6 cached=4
+	run -0 --separate-stderr pagestat -J filelink outside
+	assert_equal "$(row_paths)" "filelink outside"
+	assert_row outside files=0 cached=0
+	assert_total files=1 pages=6 cached=4
+	# a link below an operand, named too: counted where named
+	run -0 --separate-stderr pagestat -J tree tree/flink
+	assert_row tree files=1 cached=2
+	assert_row tree/flink type=file cached=4
+	assert_total files=2 pages=8 cached=6
+	assert_equal "$stderr" ""
+}
+
+@test "--files0-from: a name that is a symbolic link is followed like an operand" {
+	make_links
+	printf 'link\0filelink\0tree/dlink\0' >names
+	run -0 --separate-stderr pagestat -J -a --files0-from=names
+	assert_equal "$(row_paths)" "link/own link filelink tree/dlink/u tree/dlink"
+	assert_row link files=1 cached=2
+	assert_row filelink type=file pages=6 cached=4
+	assert_row tree/dlink type=directory files=1 cached=1
+	assert_total files=3 pages=9 cached=7
 	assert_equal "$stderr" ""
 
-	run -0 --separate-stderr pagestat -J -H filelink
-	assert_row filelink type=file files=1 pages=6 cached=6
+	run -0 --separate-stderr pagestat -J -P --files0-from=- <names
+	assert_equal "rows: $(jq '.rows | length' <<<"$output")" "rows: 0"
+	assert_stderr_has "'link' is a symbolic link: not followed" \
+		"'filelink' is a symbolic link: not followed" \
+		"'tree/dlink' is a symbolic link: not followed"
+}
+
+@test "a link operand that leads nowhere is an error by default (as du -H); -P passes over it" {
+	ln -s nowhere dangling
+	ln -s self self
+	run -1 --separate-stderr pagestat -J dangling self
+	assert_stderr_has "cannot access 'dangling': No such file or directory" \
+		"cannot access 'self': Too many levels of symbolic links"
+	assert_row dangling errno=ENOENT
+	assert_row self errno=ELOOP
+	assert_equal "$(json_field .errors)" 2
+
+	run -0 --separate-stderr pagestat -J -P dangling self
+	assert_equal "$(json_field .errors)" 0
+	assert_stderr_has "'dangling' is a symbolic link: not followed" \
+		"'self' is a symbolic link: not followed"
 }
 
 @test "-L follows every link, operands and inside" {
 	make_links
 	run -0 --separate-stderr pagestat -J -L -a link
 	assert_row link/own cached=2
-	assert_row link/flink type=file pages=6 cached=6
+	assert_row link/flink type=file pages=6 cached=4
 	assert_row link/dlink/u type=file pages=1 cached=1
-	assert_row link type=directory files=3 pages=9 cached=9
+	assert_row link type=directory files=3 pages=9 cached=7
 	assert_equal "$stderr" ""
 }
 

@@ -38,10 +38,62 @@ setup() {
 	run -0 pagestat --expect-cached=0 tree/cold
 }
 
-@test "--expect-cached: no pages at all meet any expectation" {
-	: >empty
+# what --expect-cached=PERCENT says when a run counted no page
+nothing_to_judge() {
+	echo "pagestat: --expect-cached=$1: no page was counted (no file, or only empty files): nothing to judge"
+}
+
+@test "--expect-cached: no page counted (an empty directory, only empty files) is not met: exit 4, a note" {
+	mkdir nothing empties
+	: >empties/a
+	: >empties/b
+	run -4 --separate-stderr pagestat -J --expect-cached=95 nothing
+	# the output is whole all the same
+	assert_total files=0 pages=0 cached=0
+	assert_equal "$(json_field '.rows[0].path')" nothing
+	assert_equal "$stderr" "$(nothing_to_judge 95)"
+	# the value as given
+	run -4 --separate-stderr pagestat -J --expect-cached=50.50 empties
+	assert_total files=2 pages=0 cached=0
+	assert_equal "$stderr" "$(nothing_to_judge 50.50)"
+	# whatever the mark, even 0: nothing was judged
+	run -4 --separate-stderr pagestat -n --expect-cached=0 nothing empties/a
+	assert_equal "$stderr" "$(nothing_to_judge 0)"
+	# -q silences messages about files, not the reason for the status
+	run -4 --separate-stderr pagestat -q --expect-cached=95 nothing
+	assert_equal "stderr with -q: $stderr" "stderr with -q: $(nothing_to_judge 95)"
+	# a range past the end of a file that is not empty counts no page either
+	make_cached sized 2
+	run -4 --separate-stderr pagestat -J --offset=$((4 * PAGE)) --expect-cached=95 sized
+	assert_total files=1 pages=0 cached=0
+	assert_equal "$stderr" "pagestat: --expect-cached=95: no page was counted (no file, or only empty files or ranges): nothing to judge"
+	# without --expect-cached an empty directory is no failure
+	run -0 --separate-stderr pagestat nothing
+	assert_equal "$stderr" ""
+}
+
+@test "--expect-cached: once a page is counted it is judged; the note is only for none" {
+	mkdir db
+	: >db/empty
+	make_cached db/warm 2
+	run -0 --separate-stderr pagestat -J --expect-cached=95 db
+	assert_total files=2 pages=2 cached=2
+	assert_equal "$stderr" ""
+	make_partial db/half 4 0 2
+	# 4 of 6 pages: 66.7 %
+	run -4 --separate-stderr pagestat -J --expect-cached=95 db
+	assert_total files=3 pages=6 cached=4
+	assert_equal "$stderr" ""
+	run -0 --separate-stderr pagestat -J --expect-cached=66 db
+}
+
+@test "--expect-cached: nothing counted and a failure: exit 1 first, no note" {
 	mkdir nothing
-	run -0 pagestat --expect-cached=100 empty nothing
+	run -1 --separate-stderr pagestat --expect-cached=95 missing nothing
+	assert_stderr_has "cannot access 'missing'"
+	[[ $stderr != *"nothing to judge"* ]] || fail "a failure also said nothing to judge: $stderr"
+	run -1 --separate-stderr pagestat -q --expect-cached=95 missing
+	assert_equal "stderr with -q: $stderr" "stderr with -q: "
 }
 
 @test "--expect-cached: a failure (exit 1) takes precedence over 4" {
@@ -216,6 +268,22 @@ make_unarranged_dropped() {
 	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 --expect-cached=100 -J cold
 	wait
 	assert_equal "$(jq -sc 'map(.total.cached)' <<<"$output")" '[0,4]'
+}
+
+@test "-i with --expect-cached: nothing counted in the last sample is exit 4, said once; pages then judged" {
+	mkdir db
+	run -4 --separate-stderr "$PAGESTAT" -i 0.1 --count 3 --expect-cached=90 -J db
+	assert_equal "$(jq -sc 'map(.total.pages)' <<<"$output")" '[0,0,0]'
+	assert_equal "$stderr" "$(nothing_to_judge 90)"
+
+	# a file comes (whole, by rename) between the two samples
+	make_unarranged_dropped later 2
+	(sleep 0.5 && pcarrange cache later 0 2 && mv later db/) &
+	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 --expect-cached=90 -J db
+	wait
+	assert_equal "$(jq -sc 'map(.total.pages), map(.total.cached)' <<<"$output")" \
+		"$(printf '%s\n' '[0,2]' '[0,2]')"
+	assert_equal "$stderr" ""
 }
 
 @test "-i, --count: bad values and combinations are usage errors" {
