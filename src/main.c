@@ -197,11 +197,10 @@ static int run(const struct options *opts)
 }
 
 /* Status 4 with no page counted: said, so that it is not taken for a
- * cold cache.  -q does not silence it: -q is about files that could not
- * be inspected, this says what the status means. */
+ * cold cache; -q, as in a loop that waits for the data, keeps quiet. */
 static void say_nothing_to_judge(const struct options *opts, int status)
 {
-	if (status != EXIT_NOT_CACHED || !nothing_counted)
+	if (status != EXIT_NOT_CACHED || !nothing_counted || opts->quiet)
 		return;
 	/* with --offset or --length, files that are not empty count none
 	 * when the range is past their end */
