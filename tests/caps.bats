@@ -28,24 +28,25 @@ KEPT=000000000000000c
 KEPT_PID=000000000008000c
 NONE=0000000000000000
 
-# Start CMD... (a pagestat) blocked reading --files0-from=FIFO, after its
-# start-up, and print the capability lines of /proc/PID/status; then let
-# it finish.  usage: caps_while_running CMD...
+# Start CMD... (a pagestat) watching an empty directory with a long
+# interval: after its first sample it waits; print the capability lines
+# of /proc/PID/status then, and stop it (SIGTERM ends a watch).  Lists
+# and output files are opened without the capabilities (privileges.bats):
+# a run that names none holds them throughout.
+# usage: caps_while_running CMD...
 caps_while_running() {
-	# in the working directory: the nobody tests work where nobody can reach
-	local fifo=$PWD/names.fifo i
-	mkfifo -m 666 "$fifo"
-	"$@" --files0-from="$fifo" >/dev/null 2>&1 &
+	local i
+	mkdir -p -m 755 watched
+	"$@" -q -i 60 --count 2 watched >/dev/null 2>&1 &
 	HOLDER=$!
-	# it blocks in open(FIFO), long after dropping: wait until it does
-	for ((i = 0; i < 100; i++)); do
-		[[ $(awk '/^NoNewPrivs/ { print $2 }' /proc/$HOLDER/status 2>/dev/null) == 1 ]] && break
+	# the first sample is written long after the drop: wait for the wait
+	for ((i = 0; i < 200; i++)); do
+		[[ $(awk '/^NoNewPrivs/ { print $2 }' /proc/$HOLDER/status 2>/dev/null) == 1 &&
+		   $(cat /proc/$HOLDER/wchan 2>/dev/null) == *nanosleep* ]] && break
 		sleep 0.05
 	done
 	grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/$HOLDER/status
-	# an empty list of names: it ends (the timeout: if it died early,
-	# no reader would ever open the FIFO)
-	timeout 10 sh -c ': >"$1"' sh "$fifo" || true
+	kill -TERM "$HOLDER"
 	wait "$HOLDER"
 	HOLDER=
 }

@@ -184,3 +184,78 @@ without_cachestat() {
 	assert_output '["empty",0,0]'
 	assert_no_temp out
 }
+
+# A tree whose walk takes a while: a signal can come during a sample.
+make_big_tree() {
+	"$PCARRANGE" tree big 20 1000 0
+}
+
+# Run pagestat -i ... --output-file=out/w.json big in the background,
+# wait for its first sample to land, then send SIGNAL during the next
+# (and SIGTERM after it with THEN_TERM=1: a second signal, which two of
+# the same kind sent at once would not be); sets STATUS.
+watch_then_signal() {
+	local sig=$1 tries=0 pid
+	shift
+	"$PAGESTAT" -i 0.05 -J --output-file=out/w.json "$@" big 2>stderr &
+	pid=$!
+	until [[ -s out/w.json ]]; do
+		((++tries < 2000)) || { kill -KILL "$pid"; wait "$pid"; fail "no sample written"; }
+		sleep 0.005
+	done
+	# the next sample's temporary file: a signal during a sample
+	tries=0
+	until compgen -G 'out/.w.json.??????' >/dev/null; do
+		((++tries < 2000)) || { kill -KILL "$pid"; wait "$pid"; fail "no second sample"; }
+		sleep 0.002
+	done
+	kill -"$sig" "$pid"
+	[[ -z ${THEN_TERM-} ]] || kill -TERM "$pid"
+	STATUS=0
+	wait "$pid" || STATUS=$?
+}
+
+@test "-i with --output-file: SIGINT and SIGTERM end it as -i alone does: status 0, the last whole sample, no temporary file" {
+	make_big_tree
+	local sig
+	for sig in INT TERM; do
+		rm -f out/w.json
+		watch_then_signal "$sig"
+		assert_equal "SIG$sig: status $STATUS" "SIG$sig: status 0"
+		assert_equal "SIG$sig: stderr: $(cat stderr)" "SIG$sig: stderr: "
+		run -0 jq -c '[.total.files, (.rows | length)]' out/w.json
+		assert_equal "SIG$sig: $output" "SIG$sig: [20000,1]"
+		assert_no_temp out
+	done
+}
+
+@test "-i with --output-file: a second signal ends it at once, the temporary file removed, FILE the sample before" {
+	make_big_tree
+	THEN_TERM=1 watch_then_signal INT
+	assert_equal "status $STATUS" "status $((128 + 15))"
+	run -0 jq -c '.total.files' out/w.json
+	assert_output 20000
+	assert_no_temp out
+}
+
+@test "a NAME of 250 bytes: the temporary name is cut to fit NAME_MAX" {
+	local name
+	name=$(printf 'n%.0s' {1..246}).prom
+	run -0 --separate-stderr pagestat --format=prometheus --output-file="out/$name" tree/full
+	assert_equal "$stderr" ""
+	assert_file_contains "out/$name" "^pagestat_cached_bytes{path=\"tree/full\",type=\"file\"} $((8 * PAGE))\$"
+	assert_no_temp out
+}
+
+@test "a symbolic link named as FILE is refused (exit 2), as root too: neither it nor its target is touched" {
+	echo target >out/target
+	ln -s target out/link
+	ln -s nowhere out/dangling
+	refused "invalid value for --output-file: 'out/link' (expected a regular file or a new name, not a symbolic link" \
+		-- --output-file=out/link tree
+	refused "invalid value for --output-file: 'out/dangling' (expected a regular file or a new name, not a symbolic link" \
+		-- --output-file=out/dangling tree
+	assert_equal "$(readlink out/link) $(readlink out/dangling) $(cat out/target)" "target nowhere target"
+	[[ ! -e out/nowhere ]] || fail "the dangling link's target was created"
+	assert_no_temp out
+}

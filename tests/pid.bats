@@ -32,15 +32,26 @@ no_caps() {
 	fi
 }
 
-# Start a helper that maps FILE (and closes it: only in its maps) and
+# Start a helper that maps FILE and closes it, so that the file is in
+# its maps only (Python's mmap module would keep a duplicate descriptor:
+# mmap(2) is called through ctypes), removes it with DELETE=1, and
 # waits; sets HELPER once the mapping is in place.
 start_mapper() {
 	no_caps "$PYTHON3" -c '
-import mmap, sys, time
-with open(sys.argv[1], "rb") as f:
-    m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+if libc.mmap(None, size, 1, 1, fd, 0) in (None, ctypes.c_void_p(-1).value):  # PROT_READ, MAP_SHARED
+    sys.exit("mmap failed: %s" % os.strerror(ctypes.get_errno()))
+os.close(fd)
+if sys.argv[2] == "1":
+    os.unlink(sys.argv[1])
 print("mapped", flush=True)
-time.sleep(120)' "$1" >"$BATS_TEST_TMPDIR/mapper.out" &
+time.sleep(120)' "$1" "${DELETE:-0}" >"$BATS_TEST_TMPDIR/mapper.out" &
 	HELPER=$!
 	HELPERS+=("$HELPER")
 	local n
@@ -76,6 +87,33 @@ start_holder() {
 	assert_equal "$(json_field '.total.cached')" "$(json_field '[.rows[].cached] | add')"
 	assert_equal "$(json_field '.errors')" 0
 	assert_equal "$stderr" ""
+}
+
+@test "--pid: a deleted file that is only mapped: EPERM, with why (map_files needs capabilities pagestat drops)" {
+	make_partial unmapped 4 0 2
+	DELETE=1 start_mapper "$PWD/unmapped"
+	[[ ! -e /proc/$HELPER/fd/3 || $(readlink "/proc/$HELPER/fd/3") != *unmapped* ]] ||
+		fail "the helper still holds the file open"
+	run -1 --separate-stderr pagestat --pid "$HELPER" -J
+	assert_row "$PWD/unmapped (deleted)" errno=EPERM
+	assert_stderr_has "pagestat: --pid $HELPER: cannot inspect '$PWD/unmapped (deleted)': Operation not permitted" \
+		"/proc/PID/map_files" "CAP_SYS_ADMIN or" "CAP_CHECKPOINT_RESTORE"
+	# said once, however many such files
+	assert_equal "$(grep -c 'map_files' <<<"$stderr")" 1
+}
+
+@test "--pid: refused although CAP_SYS_PTRACE is held (a Landlock domain): said so, not 'run as root'" {
+	require_root "only root holds CAP_SYS_PTRACE"
+	make_partial held 3 0 1
+	sleep 120 3<held &
+	HELPERS+=($!)
+	run --separate-stderr "$LANDLOCKED" "$PAGESTAT" --pid "$!" -J
+	[[ $status -ne 77 ]] || skip "Landlock is not available here: $stderr"
+	assert_equal "status $status" "status 1"
+	assert_stderr_has "pagestat: --pid $!: Permission denied" "holds CAP_SYS_PTRACE and was refused" \
+		"security module"
+	[[ $stderr != *"run pagestat"*"as root"* ]] || fail "told to run as root, which it is: $stderr"
+	assert_equal "$(json_field '.rows[0].errno')" EACCES
 }
 
 @test "--pid: a file held open, and one deleted while open, through /proc/PID/fd" {

@@ -189,25 +189,43 @@ sample_runs() {
 	assert_equal "$(ls -A spool)" ""
 }
 
-@test "no place for the spool: exit 3, said on stderr, nothing on stdout" {
-	TMPDIR=$PWD/nonexistent run -3 --separate-stderr pagestat --format=prometheus tree
-	refute_output
-	assert_equal "$stderr" "pagestat: cannot create a temporary file in $PWD/nonexistent for the Prometheus output: No such file or directory"
+# DIR with N empty files whose names are long: past the 256 KiB the
+# rows are held in memory, so that they go to a spool file.
+many_rows() {
+	mkdir "$1"
+	(cd "$1" && seq -f "file-with-a-rather-long-name-to-fill-the-spool-%g" "$2" | xargs touch)
 }
 
-@test "the spool's file system full: exit 3, write error said, no half output" {
+@test "the output does not depend on TMPDIR: gone, it spools in memory, then in /tmp" {
+	run -0 --separate-stderr env TMPDIR="$PWD/nonexistent" "$PAGESTAT" --format=prometheus -a tree
+	assert_equal "$stderr" ""
+	assert_line "pagestat_cached_bytes{path=\"tree/full\",type=\"file\"} $((8 * PAGE))"
+	# more rows than memory holds: a temporary file, in /tmp or /var/tmp
+	many_rows many 3000
+	run -0 --separate-stderr env TMPDIR="$PWD/nonexistent" "$PAGESTAT" --format=prometheus -a many
+	assert_equal "$stderr" ""
+	assert_equal "$(grep -c '^pagestat_files{path="many/file-' <<<"$output")" 3000
+	assert_line 'pagestat_files{path="many",type="directory"} 3000'
+}
+
+@test "the spool's file system full: exit 3, write error said, no half output; with -i too" {
 	require_root "mounting a small tmpfs"
 	mkdir small
 	mount -t tmpfs -o size=4k tmpfs small || skip "cannot mount a tmpfs here"
 	SMALL_FS=$PWD/small
 	# fill the one page it has
 	head -c "$PAGE" /dev/zero >small/fill 2>/dev/null || true
-	mkdir many
-	local n
-	for n in $(seq 200); do : >"many/file-with-a-long-name-$n"; done
-	TMPDIR=$SMALL_FS run -3 --separate-stderr pagestat --format=prometheus -a many
+	many_rows many 3000
+	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a many
 	refute_output
 	assert_equal "$stderr" "pagestat: write error: temporary file in $SMALL_FS: No space left on device"
+	# each sample of -i fails the same way: exit 3, not 0
+	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a -i 0.01 --count 2 many
+	refute_output
+	assert_equal "$stderr" "pagestat: write error: temporary file in $SMALL_FS: No space left on device"
+	# and behind --sort, which passed the failure on before
+	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a -s path many
+	refute_output
 }
 
 @test "--format=prometheus with a bad --format value names both" {

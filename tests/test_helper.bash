@@ -10,6 +10,7 @@ bats_load_library bats-file
 : "${PAGESTAT:?PAGESTAT must name the pagestat binary (make check sets it)}"
 : "${PCARRANGE:?PCARRANGE must name tests/pcarrange (make check sets it)}"
 : "${NOCACHESTAT:?NOCACHESTAT must name tests/nocachestat (make check sets it)}"
+: "${LANDLOCKED:?LANDLOCKED must name tests/landlocked (make check sets it)}"
 JQ=${JQ:-jq}
 PYTHON3=${PYTHON3:-python3}
 

@@ -1,0 +1,237 @@
+#!/usr/bin/env bats
+# A setcap pagestat (cap_dac_read_search,cap_fowner+ep) run by nobody:
+# its capabilities serve the inspection only.  For every option that
+# names a path, it reads nothing and changes nothing that nobody could
+# not read or change without it; as root the same options still work.
+#   secret      a root file, 0600, whose bytes must never show
+#   private/    a root directory, 0700
+#   sticky/     1777, holding a root file nobody may not replace
+
+load test_helper
+
+SECRET_TEXT=the-secret-contents-of-a-root-file
+
+setup() {
+	require_disk_tmpdir
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	run -0 as_nobody ./pagestat-cap --version
+	[[ $output == *"capabilities: cap_dac_read_search,cap_fowner"* ]] ||
+		skip "file capabilities are not honoured here (nosuid mount?): $output"
+
+	mkdir data
+	make_cached data/a 3
+	make_partial data/b 4 0 1
+	chmod 644 data/a data/b
+	printf '%s\0data/a\0' "$SECRET_TEXT" >secret
+	chmod 600 secret
+	mkdir -m 700 private
+	printf 'data/a\0' >private/list
+	mkdir -m 1777 sticky
+	echo "root's own" >sticky/victim
+	chmod 644 sticky/victim
+}
+
+teardown() {
+	if [[ -n ${HOLDER-} ]]; then
+		kill "$HOLDER" 2>/dev/null || true
+		wait "$HOLDER" 2>/dev/null || true
+	fi
+	leave_nobody_dir
+}
+
+# Nothing of the secret reached stdout or stderr.
+refute_secret() {
+	[[ $output != *"$SECRET_TEXT"* && ${stderr-} != *"$SECRET_TEXT"* ]] ||
+		fail "the secret's contents were shown: stdout: $output"$'\n'"stderr: ${stderr-}"
+}
+
+# sticky/victim is as setup made it: contents, owner, inode; nothing
+# else is in sticky/.
+assert_victim_untouched() {
+	assert_equal "$(cat sticky/victim) $(stat -c %U sticky/victim)" "root's own root"
+	assert_equal "$(stat -c %i sticky/victim)" "$VICTIM_INODE"
+	assert_equal "$(ls -A sticky)" victim
+}
+
+@test "what a setcap install shows nobody: the names and cache state of a file it cannot read, never its bytes" {
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a --output-all private secret
+	refute_secret
+	assert_row secret type=file files=1
+	assert_row private/list type=file files=1
+	# and nobody alone, without the copy, is refused both
+	run -1 --separate-stderr as_nobody ./pagestat -J private secret
+	assert_row private errno=EACCES
+	assert_row secret errno=EACCES
+}
+
+@test "--files0-from a file nobody cannot read: exit 2, nothing of it shown; root reads it" {
+	local list
+	for list in secret private/list; do
+		run -2 --separate-stderr as_nobody ./pagestat-cap -J --files0-from="$list"
+		refute_output
+		refute_secret
+		assert_equal "$stderr" "pagestat: cannot read --files0-from '$list': Permission denied"
+	done
+	# as root the same lists are read, their names inspected
+	run -1 --separate-stderr "$PAGESTAT" -J --files0-from=secret
+	assert_row data/a cached=3
+	run -0 --separate-stderr "$PAGESTAT" -J --files0-from=private/list
+	assert_row data/a cached=3
+	# a list nobody may read is read by the copy as by nobody
+	printf 'data/b\0' >open-list
+	chmod 644 open-list
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J --files0-from=open-list
+	assert_row data/b cached=1 pages=4
+}
+
+@test "--exclude-from a file nobody cannot read: exit 2, nothing of it shown; root reads it" {
+	printf '%s\nb\n' "$SECRET_TEXT" >globs
+	chmod 600 globs
+	run -2 --separate-stderr as_nobody ./pagestat-cap -J --exclude-from=globs data
+	refute_output
+	refute_secret
+	assert_equal "$stderr" "pagestat: cannot read --exclude-from 'globs': Permission denied"
+	run -0 --separate-stderr "$PAGESTAT" -J --exclude-from=globs data
+	assert_row data files=1 cached=3
+}
+
+@test "--output-file over another user's file in a sticky directory: refused (exit 3), the file untouched; root replaces it" {
+	VICTIM_INODE=$(stat -c %i sticky/victim)
+	run -3 --separate-stderr as_nobody ./pagestat-cap -J --output-file=sticky/victim data
+	refute_output
+	assert_equal "$stderr" "pagestat: write error: sticky/victim: Operation not permitted"
+	assert_victim_untouched
+	# nobody's own file there is replaced as usual
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J --output-file=sticky/mine data
+	assert_equal "$(jq .total.cached sticky/mine) $(stat -c %U sticky/mine)" "4 nobody"
+	# root may replace it: root acts as root
+	run -0 --separate-stderr "$PAGESTAT" -J --output-file=sticky/victim data
+	assert_equal "$(jq .total.cached sticky/victim)" 4
+}
+
+@test "--output-file in a directory nobody cannot write: exit 3, nothing created" {
+	mkdir -m 755 rootdir
+	run -3 --separate-stderr as_nobody ./pagestat-cap -J --output-file=rootdir/out.json data
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file 'rootdir/out.json' in 'rootdir': Permission denied"
+	assert_equal "$(ls -A rootdir)" ""
+}
+
+@test "--output-file below a directory nobody cannot enter: exit 2, the same words whether the file is there or not" {
+	echo old >private/there
+	local name want
+	for name in private/there private/not-there; do
+		want="pagestat: invalid value for --output-file: '$name' (expected a file in a directory you may enter (Permission denied))"
+		run -2 --separate-stderr as_nobody ./pagestat-cap -J --output-file="$name" data
+		refute_output
+		assert_equal "$(head -n 1 <<<"$stderr")" "$want"
+	done
+	assert_equal "$(cat private/there)" old
+	[[ ! -e private/not-there ]] || fail "private/not-there was created"
+}
+
+@test "--output-file naming a symbolic link: refused (exit 2) for nobody too; the link and its target untouched" {
+	VICTIM_INODE=$(stat -c %i sticky/victim)
+	ln -s victim sticky/link
+	run -2 --separate-stderr as_nobody ./pagestat-cap -J --output-file=sticky/link data
+	refute_output
+	assert_stderr_has "invalid value for --output-file: 'sticky/link' (expected a regular file or a new name, not a symbolic link"
+	assert_equal "$(readlink sticky/link)" victim
+	rm sticky/link
+	assert_victim_untouched
+}
+
+@test "TMPDIR nobody cannot write: the Prometheus spool goes where nobody may write, nothing is created there" {
+	mkdir -m 755 rootdir
+	mkdir -m 755 many
+	(cd many && seq -f "file-with-a-rather-long-name-to-fill-the-spool-%g" 3000 | xargs touch)
+	# the dynamic loader drops TMPDIR for a setcap program; the plain
+	# copy keeps it, and passes over it
+	local copy
+	for copy in ./pagestat-cap ./pagestat; do
+		run -0 --separate-stderr env TMPDIR="$PWD/rootdir" setpriv --reuid=$NOBODY \
+			--regid=$NOBODY --clear-groups "$copy" --format=prometheus -o files -a many
+		assert_equal "$copy: $(grep -c '^pagestat_files{path="many/file-' <<<"$output")" "$copy: 3000"
+		assert_equal "$(ls -A rootdir)" ""
+	done
+}
+
+@test "--pid of a root process: the file capabilities do not open its /proc entries (exit 1, no name shown)" {
+	make_cached data/held 2
+	sleep 120 3<data/held &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e /proc/$HOLDER/fd/3 ]] && break
+		sleep 0.05
+	done
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --pid "$HOLDER"
+	[[ $output != *held* && $stderr != *held* ]] || fail "a file of the root process was named: $output $stderr"
+	assert_stderr_has "pagestat: --pid $HOLDER: Permission denied" "CAP_SYS_PTRACE"
+	# root reads it
+	run -0 --separate-stderr "$PAGESTAT" -J --pid "$HOLDER"
+	run -0 jq -r '.rows[] | select(.path | endswith("/data/held")) | .cached' <<<"$output"
+	assert_output 2
+}
+
+@test "while it opens a list, the setcap copy holds no effective capability, and the two permitted; root keeps its own" {
+	mkfifo -m 666 names.fifo
+	local who sets
+	for who in nobody root; do
+		if [[ $who == nobody ]]; then
+			setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups ./pagestat-cap \
+				--files0-from=names.fifo >/dev/null 2>&1 &
+		else
+			"$PAGESTAT" --files0-from=names.fifo >/dev/null 2>&1 &
+		fi
+		HOLDER=$!
+		# blocked in open(FIFO): no writer yet
+		local i
+		for ((i = 0; i < 200; i++)); do
+			[[ $(cat /proc/$HOLDER/wchan 2>/dev/null) == fifo_open ]] && break
+			sleep 0.02
+		done
+		sets=$(awk '$1 == "CapEff:" || $1 == "CapPrm:" { printf "%s %s ", $1, $2 }' /proc/$HOLDER/status)
+		timeout 10 sh -c ': >names.fifo' || true
+		wait "$HOLDER" || true
+		HOLDER=
+		if [[ $who == nobody ]]; then
+			assert_equal "$who: $sets" "$who: CapPrm: 000000000000000c CapEff: 0000000000000000 "
+		else
+			assert_equal "$who: $sets" "$who: CapPrm: 000000000000000c CapEff: 000000000000000c "
+		fi
+	done
+}
+
+@test "installed set-user-ID: refused before anything is done (exit 3)" {
+	[[ $(findmnt -n -o OPTIONS --target . 2>/dev/null) != *nosuid* ]] ||
+		skip "this file system is mounted nosuid"
+	cp pagestat pagestat-suid
+	chmod 4755 pagestat-suid
+	run -3 --separate-stderr as_nobody ./pagestat-suid data
+	refute_output
+	assert_stderr_has "pagestat: installed set-user-ID or set-group-ID, which pagestat refuses" "setcap"
+}
+
+# Lines of src/*.c matching the extended regular expression, comments
+# left out, as FILE:LINE:TEXT.
+code_matching() {
+	grep -nE "$1" "$BATS_TEST_DIRNAME"/../src/*.c | grep -vE '^[^:]*:[0-9]+:\s*(/\*|\*|//)' |
+		sed 's|^.*/src/||' || true
+}
+
+@test "every create, write, rename or removal in src/ goes through src/userfile.c" {
+	# calls that change files, and open flags that create or write
+	local bad
+	bad=$(code_matching '\b(rename|renameat2?|unlink|unlinkat|remove|rmdir|mkdir|mkdirat|mkstemp|mkostemp|tmpfile|creat|fchmod|fchmodat|chmod|chown|fchown|link|linkat|symlink|truncate|ftruncate)\(|O_(WRONLY|RDWR|CREAT|TMPFILE|TRUNC|APPEND)|fopen\([^)]*"[wa]' |
+		grep -v '^userfile\.c:' || true)
+	assert_equal "outside userfile.c: $bad" "outside userfile.c: "
+	# and every other open of a path is an inspection, in the files that inspect
+	local files
+	files=$(code_matching '\b(open|openat|fopen|opendir)\(' | cut -d: -f1 | sort -u | tr '\n' ' ')
+	assert_equal "$files" "jobs.c overlay.c pidfiles.c probe.c tree.c userfile.c "
+}
