@@ -145,7 +145,9 @@ FILE *outfile_open(const char *path)
 	temp_exists = fd >= 0;
 	signals_on_death(remove_temp_dying);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	(void)atexit(remove_temp); /* exit() on running out of memory */
+	static bool at_exit;
+	if (!at_exit) /* exit() on running out of memory */
+		at_exit = atexit(remove_temp) == 0;
 
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
@@ -175,7 +177,7 @@ static int replace_target(int fd)
 	    S_ISLNK(st.st_mode))
 		return ELOOP;
 	if (user_renameat(dir_fd, temp_name, dir_fd, target_name) != 0)
-		return errno;
+		return -errno; /* not a write error: told apart */
 	temp_exists = 0;
 	if (dir_syncable)
 		fsync(dir_fd); /* the rename on disk too; a reader sees no difference */
@@ -201,11 +203,13 @@ int outfile_close(FILE *out, int status)
 	dir_fd = -1;
 	if (!err)
 		return status;
-	fputs("pagestat: write error: ", stderr);
+	bool replacing = err < 0 || err == ELOOP;
+	fputs(replacing ? "pagestat: cannot replace --output-file '" : "pagestat: write error: ",
+	      stderr);
 	esc_put_terminal(stderr, target, strlen(target), esc_locale_is_utf8());
 	if (err == ELOOP)
-		fputs(": it is now a symbolic link, which is never replaced\n", stderr);
+		fputs("': it is now a symbolic link, which is never replaced\n", stderr);
 	else
-		fprintf(stderr, ": %s\n", strerror(err));
+		fprintf(stderr, "%s: %s\n", replacing ? "'" : "", strerror(err < 0 ? -err : err));
 	return EXIT_FATAL;
 }

@@ -103,7 +103,7 @@ assert_victim_untouched() {
 	VICTIM_INODE=$(stat -c %i sticky/victim)
 	run -3 --separate-stderr as_nobody ./pagestat-cap -J --output-file=sticky/victim data
 	refute_output
-	assert_equal "$stderr" "pagestat: write error: sticky/victim: Operation not permitted"
+	assert_equal "$stderr" "pagestat: cannot replace --output-file 'sticky/victim': Operation not permitted"
 	assert_victim_untouched
 	# nobody's own file there is replaced as usual
 	run -0 --separate-stderr as_nobody ./pagestat-cap -J --output-file=sticky/mine data
