@@ -272,11 +272,14 @@ static void add_row(struct sink *sink, const struct row *row)
 	st->any_row = true;
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++)
 		add_cell(sink, row, sink->cfg.columns[i]);
-	widen(st, sink, st->cells + start);
 	if (st->streaming) {
+		/* the widths stay: a wider value shifts this line only */
 		print_line(sink, st->cells + start);
 		st->len = start;
-	} else if (++st->held > TABLE_HOLD_ROWS) {
+		return;
+	}
+	widen(st, sink, st->cells + start);
+	if (++st->held > TABLE_HOLD_ROWS) {
 		/* rows stream from now on: no meter among them on a terminal */
 		progress_stdout_streams();
 		flush_held(sink);

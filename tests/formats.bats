@@ -224,6 +224,44 @@ expected_rows() {
 	done
 }
 
+# Every line of the output from line FIRST on has its PATH (the last
+# field, without spaces here) at column COL (from 0), except each NAME
+# given as NAME=BY, whose PATH is BY columns further right.
+# usage: assert_path_at FIRST COL [NAME=BY]...
+assert_path_at() {
+	local first=$1 col=$2 line before name by
+	shift 2
+	local -A later=()
+	for name in "$@"; do
+		later[${name%=*}]=${name#*=}
+	done
+	for line in "${lines[@]:first}"; do
+		before=${line% *} name=${line##* }
+		by=${later[$name]:-0}
+		((${#before} + 1 == col + by)) ||
+			fail "PATH of '$name' not at column $((col + by)): '$line'"
+	done
+}
+
+@test "table past 1000 rows: a wider value later shifts its own line only" {
+	# 1100 empty files, then their directory (1100 files), a file wider
+	# in bytes than any before and one more: rows past the 1000 held to
+	# measure the columns
+	pcarrange tree many 1 1100 0
+	truncate -s 123456789 wide
+	: >after
+	run -0 pagestat -a -b -o size,files,path many wide after
+	assert_equal "${#lines[@]}" 1104
+	assert_equal "${lines[0]}" "SIZE FILES PATH"
+	assert_path_at 1 11 wide=5
+	# without the header the held rows are one digit wide
+	run -0 pagestat -n -a -b -o size,files,path many wide after
+	assert_equal "${#lines[@]}" 1103
+	assert_line -n 1100 "0 1100 many"
+	assert_line -n 1102 "0 1 after"
+	assert_path_at 0 4 many=3 wide=8
+}
+
 @test "table -c: a last row whose PATH is total" {
 	run -0 pagestat -c -b -p tree/part tree/full tree/dirty
 	assert_equal "${#lines[@]}" 5
