@@ -9,8 +9,11 @@
 /* Longest output of any fmt_* function, NUL included. */
 #define FMT_BUFSIZE 24
 
-/* Longest output of fmt_human ("1023K"). */
+/* Longest output of fmt_human ("1023K"), and of fmt_percent of a part
+ * no larger than its whole with the table's '%' ("100.0%"): the widths
+ * of the table's fixed columns. */
 #define FMT_HUMAN_MAX 5
+#define FMT_PERCENT_MAX 6
 
 /* Decimal digits of v; returns the length. */
 size_t fmt_u64(char buf[FMT_BUFSIZE], uint64_t v);

@@ -33,6 +33,12 @@ human() {
 	fi
 }
 
+# The cell of a human size in the table: right-aligned in its fixed
+# width of five (the header's when wider).
+hcell() {
+	printf '%5s' "$(human "$1")"
+}
+
 # A directory with one wholly cached file of 4 pages.
 make_small_dir() {
 	mkdir "$1"
@@ -85,7 +91,7 @@ make_small_dir() {
 @test "-p: page columns as page counts, SIZE stays human" {
 	make_dirty f 5
 	run -0 pagestat -n -p -o size,cached,dirty,percent f
-	assert_output "$(human $((5 * PAGE))) 5 5 100.0%"
+	assert_output "$(hcell $((5 * PAGE))) 5 5 100.0%"
 	run -0 pagestat -n --pages -o cached f
 	assert_output 5
 }
@@ -93,16 +99,17 @@ make_small_dir() {
 @test "-b -p: SIZE in bytes, page columns in pages" {
 	make_partial f 10 2 3
 	run -0 pagestat -n -b -p -o size,cached,percent f
-	assert_output "$((10 * PAGE)) 3 30.0%"
+	# PERCENT keeps its width of six (100.0%), bytes and pages do not
+	assert_output "$((10 * PAGE)) 3  30.0%"
 }
 
-@test "default units: human-readable IEC as du -h" {
+@test "default units: human-readable IEC as du -h, five characters wide" {
 	make_cached f 5
 	run -0 pagestat -n -o cached f
-	assert_output "$(human $((5 * PAGE)))"
+	assert_output "$(hcell $((5 * PAGE)))"
 	make_partial g 10 2 3
 	run -0 pagestat -n -o size,cached g
-	assert_output "$(human $((10 * PAGE))) $(human $((3 * PAGE)))"
+	assert_output "$(hcell $((10 * PAGE))) $(hcell $((3 * PAGE)))"
 }
 
 @test "human sizes as du -h: bytes below 1 KiB, rounded up, whole from 10, 1024K is 1.0M" {
@@ -110,16 +117,16 @@ make_small_dir() {
 	for bytes in 0 1 1023 1024 1025 1126 1535 10138 10241 1047552 1047553 1048576; do
 		pcarrange write "f$bytes" "$bytes"
 		run -0 pagestat -n -o size "f$bytes"
-		assert_output "$(human "$bytes")"
+		assert_output "$(hcell "$bytes")"
 	done
 	assert_equal "$(pagestat -n -o size f1025 f10241 f1047553 | xargs)" "1.1K 11K 1.0M"
 	# sparse, so nothing is written: G and T without the disk space
 	truncate -s 1536M big
 	run -0 pagestat -n -o size big
-	assert_output 1.5G
+	assert_output ' 1.5G'
 	truncate -s 3T huge
 	run -0 pagestat -n -o size huge
-	assert_output 3.0T
+	assert_output ' 3.0T'
 }
 
 # ---- -n, -c, -o, --output-all -------------------------------------------
@@ -202,7 +209,7 @@ make_small_dir() {
 @test "-o and --output-all: the last one given wins" {
 	make_cached f 2
 	run -0 pagestat -n --output-all -o size f
-	assert_output "$(human $((2 * PAGE)))"
+	assert_output "$(hcell $((2 * PAGE)))"
 	run -0 pagestat -n -o size --output-all f
 	read -ra cells <<<"$output"
 	assert_equal "${#cells[@]}" 12
