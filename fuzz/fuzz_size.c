@@ -90,38 +90,60 @@ static FUZZ_ORACLE bool read_tenths(const char *s, size_t len, u128 *tenths,
 	return true;
 }
 
-/* fmt_human: below 1 KiB exact bytes, else the value in the smallest unit
- * that shows below 1024.0 (E at most), within half a tenth. */
+/* The figure of a human size, "D.D" or digits, in tenths, and the
+ * precision it was shown to (1 or 10 tenths); false when malformed. */
+static FUZZ_ORACLE bool read_figure(const char *s, size_t len, u128 *tenths, u128 *step,
+				    const char **suffix)
+{
+	if (read_tenths(s, len, tenths, suffix)) {
+		*step = 1;
+		return true;
+	}
+	size_t digits = strspn(s, "0123456789");
+	if (digits == 0 || s[0] == '0')
+		return false;
+	u128 whole = 0;
+	for (size_t i = 0; i < digits; i++)
+		whole = whole * 10 + (unsigned)(s[i] - '0');
+	*tenths = whole * 10;
+	*step = 10;
+	*suffix = s + digits;
+	return true;
+}
+
+/* fmt_human, from format.h alone: below 1 KiB exact bytes; else the
+ * smallest unit that shows at most 1023, one decimal below 10 and whole
+ * from 10 on, always rounded up; never longer than FMT_HUMAN_MAX. */
 static FUZZ_ORACLE void check_human(uint64_t v)
 {
 	char buf[FMT_BUFSIZE];
 	size_t len = fmt_human(buf, v);
 
-	FUZZ_CHECK(len > 0 && len < FMT_BUFSIZE && len == strlen(buf));
+	FUZZ_CHECK(len > 0 && len <= FMT_HUMAN_MAX && len == strlen(buf));
 	if (v < 1024) {
 		char want[FMT_BUFSIZE];
 		snprintf(want, sizeof want, "%uB", (unsigned)v);
 		FUZZ_CHECK(strcmp(buf, want) == 0);
 		return;
 	}
-	u128 tenths;
+	u128 tenths, step;
 	const char *suffix;
-	FUZZ_CHECK(read_tenths(buf, len, &tenths, &suffix));
+	FUZZ_CHECK(read_figure(buf, len, &tenths, &step, &suffix));
 	const char *unit = suffix[0] ? strchr(units, suffix[0]) : NULL;
 	FUZZ_CHECK(unit != NULL && suffix[1] == '\0');
-	unsigned shift = 10 * (unsigned)(unit - units + 1);
-	u128 scale = (u128)1 << shift;
-	/* |tenths * scale - 10 v| <= scale / 2, computed in 128 bits */
-	u128 exact = (u128)v * 10;
-	u128 shown = tenths * scale;
-	FUZZ_CHECK((shown > exact ? shown - exact : exact - shown) <= scale / 2);
-	FUZZ_CHECK(tenths < 10240 || *unit == 'E');
-	if (shift > 10) {
-		/* the unit below would have shown 1024.0 or more */
-		u128 smaller = scale >> 10;
-		u128 below = (exact + smaller / 2) / smaller;
-		FUZZ_CHECK(below >= 10240);
-	}
+	u128 scale = (u128)1 << (10 * (unit - units + 1));
+	u128 exact = (u128)v * 10; /* tenths of a byte */
+	/* rounded up to the precision shown: not below v, less than a step above */
+	FUZZ_CHECK(tenths * scale >= exact && (tenths - step) * scale < exact);
+	/* a decimal for 1.0 to 9.9; whole for 10 to 1023, where the decimal
+	 * rounded up would have shown 10.0 or more */
+	if (step == 1)
+		FUZZ_CHECK(tenths >= 10 && tenths < 100);
+	else
+		FUZZ_CHECK(tenths >= 100 && tenths <= 10230 && exact > 99 * scale);
+	/* the unit below would have shown more than 1023 */
+	if (scale > 1024)
+		FUZZ_CHECK((u128)v > 1023 * (scale >> 10));
 }
 
 /* fmt_percent: undefined for whole 0; else 100 * part / whole truncated

@@ -41,19 +41,23 @@ size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes)
 		memcpy(buf + n, "B", 2);
 		return n + 1;
 	}
-	/* Smallest unit whose rounded value stays below 1024.0. */
-	for (unsigned k = 1;; k++) {
-		unsigned shift = 10 * k;
-		uint64_t whole = bytes >> shift;
-		uint64_t rest = bytes & ((UINT64_C(1) << shift) - 1);
-		/* rest < 2^60, so rest * 10 cannot overflow */
-		uint64_t tenths = whole * 10 +
-			((rest * 10 + (UINT64_C(1) << (shift - 1))) >> shift);
-		if (tenths < 10240 || k == 6) {
-			char suffix[2] = { units[k - 1], '\0' };
-			return fmt_tenths(buf, tenths, suffix);
-		}
-	}
+	/* The smallest unit that shows at most 1023 of it once rounded up,
+	 * so that no figure has more than four digits. */
+	unsigned k = 1;
+	while (k < 6 && bytes > UINT64_C(1023) << (10 * k))
+		k++;
+	unsigned shift = 10 * k;
+	uint64_t whole = bytes >> shift;
+	uint64_t rest = bytes & ((UINT64_C(1) << shift) - 1);
+	char suffix[2] = { units[k - 1], '\0' };
+	/* Rounded up, as du and ls do: a size never shows less than it is.
+	 * rest < 2^60, so rest * 10 + 2^shift cannot overflow. */
+	uint64_t tenths = whole * 10 + ((rest * 10 + (UINT64_C(1) << shift) - 1) >> shift);
+	if (tenths < 100)
+		return fmt_tenths(buf, tenths, suffix);
+	size_t n = fmt_u64(buf, whole + (rest != 0));
+	memcpy(buf + n, suffix, 2);
+	return n + 1;
 }
 
 size_t fmt_percent(char buf[FMT_BUFSIZE], uint64_t part, uint64_t whole)

@@ -9,11 +9,20 @@
 /* Longest output of any fmt_* function, NUL included. */
 #define FMT_BUFSIZE 24
 
+/* Longest output of fmt_human ("1023K"), and of fmt_percent of a part
+ * no larger than its whole with the table's '%' ("100.0%"): the widths
+ * of the table's fixed columns. */
+#define FMT_HUMAN_MAX 5
+#define FMT_PERCENT_MAX 6
+
 /* Decimal digits of v; returns the length. */
 size_t fmt_u64(char buf[FMT_BUFSIZE], uint64_t v);
 
-/* IEC size with one decimal ("1.5G", "1023.9K"); below 1 KiB in bytes
- * ("0B", "512B").  Rounds to the nearest tenth; returns the length. */
+/* IEC size as du -h and ls -h print it: below 1 KiB in bytes ("0B",
+ * "512B"); else in K, M, G, T, P or E (powers of 1024), with one decimal
+ * below 10 ("1.5G") and whole from 10 to 1023 ("12K", "1023K").  Rounds
+ * up, and 1024 of a unit is "1.0" of the next, so it is at most five
+ * characters (FMT_HUMAN_MAX).  Returns the length. */
 size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes);
 
 /* 100 * part / whole with one decimal, truncated rather than rounded so

@@ -11,12 +11,14 @@
 #include "progress.h"
 #include "xalloc.h"
 
-/* Rows are held back only to learn the column widths; past this many the
- * widths are fixed and rows stream, so memory stays bounded on any tree. */
+/* Rows are held back only to learn the widths of the columns that have
+ * no fixed width; past this many the widths stay as they are and rows
+ * stream, so memory stays bounded on any tree. */
 #define TABLE_HOLD_ROWS 1000
 
 struct table_state {
 	size_t width[COL_COUNT];
+	bool fixed[COL_COUNT]; /* the width is known before any row */
 	char *cells; /* held rows: ncolumns NUL-terminated cells each */
 	size_t len, cap;
 	size_t held;
@@ -218,11 +220,35 @@ static const char *print_line(const struct sink *sink, const char *cells)
 	return cells;
 }
 
+/* The width of a column whose values are never wider: human sizes and
+ * percentages, so that they stay in place from the first row to the
+ * last; 0 for a column that the held rows measure. */
+static size_t fixed_width(const struct sink *sink, enum column_id id)
+{
+	bool human = sink->cfg.unit == UNIT_HUMAN;
+
+	switch (columns[id].kind) {
+	case KIND_SIZE:
+		return human ? FMT_HUMAN_MAX : 0;
+	case KIND_PAGES:
+		return human && !sink->cfg.counters_in_pages ? FMT_HUMAN_MAX : 0;
+	case KIND_DELTA:
+		/* a sign, then a human size */
+		return human && !sink->cfg.counters_in_pages ? FMT_HUMAN_MAX + 1 : 0;
+	case KIND_PERCENT:
+		return FMT_PERCENT_MAX;
+	default:
+		return 0;
+	}
+}
+
+/* A held row widens the measured columns; a fixed one keeps its width
+ * and a wider value in it (none is expected) shifts its own line. */
 static void widen(struct table_state *st, const struct sink *sink, const char *cells)
 {
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
 		size_t w = text_width(cells);
-		if (w > st->width[i])
+		if (!st->fixed[i] && w > st->width[i])
 			st->width[i] = w;
 		cells += strlen(cells) + 1;
 	}
@@ -250,17 +276,24 @@ static void table_begin(struct sink *sink)
 	if (sink->cfg.time)
 		fprintf(sink->cfg.out, "%s%s\n", sink->cfg.later_sample ? "\n" : "",
 			sink->cfg.time);
+	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
+		st->width[i] = fixed_width(sink, sink->cfg.columns[i]);
+		st->fixed[i] = st->width[i] != 0;
+	}
 	if (!sink->cfg.headings)
 		return;
-	/* The header is the first held row, so it widens the columns too. */
+	/* The header is the first held row; a fixed column is as wide as
+	 * its header when that is wider. */
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
 		enum column_id id = sink->cfg.columns[i];
 		const char *h = id == COL_EXTENTS && sink->cfg.extents == EXTENTS_MISSING
 					? "MISSING" : columns[id].header;
-		reserve(st, strlen(h) + 1);
-		append(st, h, strlen(h));
+		size_t len = strlen(h);
+		reserve(st, len + 1);
+		append(st, h, len);
+		if (len > st->width[i])
+			st->width[i] = len;
 	}
-	widen(st, sink, st->cells);
 	st->held = 1;
 }
 
@@ -272,11 +305,14 @@ static void add_row(struct sink *sink, const struct row *row)
 	st->any_row = true;
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++)
 		add_cell(sink, row, sink->cfg.columns[i]);
-	widen(st, sink, st->cells + start);
 	if (st->streaming) {
+		/* the widths stay: a wider value shifts this line only */
 		print_line(sink, st->cells + start);
 		st->len = start;
-	} else if (++st->held > TABLE_HOLD_ROWS) {
+		return;
+	}
+	widen(st, sink, st->cells + start);
+	if (++st->held > TABLE_HOLD_ROWS) {
 		/* rows stream from now on: no meter among them on a terminal */
 		progress_stdout_streams();
 		flush_held(sink);

@@ -9,21 +9,34 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# BYTES the way the table writes them: IEC, one decimal, rounded to the
-# nearest tenth; below 1 KiB a whole number of bytes.
+# BYTES the way the table writes them, as du -h and ls -h do: below 1 KiB
+# a whole number of bytes; else in the smallest unit of K..E that shows
+# at most 1023, rounded up, with one decimal below 10.  (bash arithmetic:
+# for BYTES below 1023 PiB.)
 human() {
-	local bytes=$1 k unit tenths
+	local bytes=$1 k unit rest tenths
 	local -a suffix=(B K M G T P E)
 	if ((bytes < 1024)); then
 		echo "${bytes}B"
 		return
 	fi
-	for k in 1 2 3 4 5 6; do
+	for k in 1 2 3 4 5; do
 		unit=$((1 << (10 * k)))
-		tenths=$(((bytes * 10 + unit / 2) / unit))
-		((tenths < 10240)) && break
+		((bytes <= 1023 * unit)) && break
 	done
-	echo "$((tenths / 10)).$((tenths % 10))${suffix[k]}"
+	rest=$((bytes % unit))
+	tenths=$((bytes / unit * 10 + (rest * 10 + unit - 1) / unit))
+	if ((tenths < 100)); then
+		echo "$((tenths / 10)).$((tenths % 10))${suffix[k]}"
+	else
+		echo "$((bytes / unit + (rest > 0)))${suffix[k]}"
+	fi
+}
+
+# The cell of a human size in the table: right-aligned in its fixed
+# width of five (the header's when wider).
+hcell() {
+	printf '%5s' "$(human "$1")"
 }
 
 # A directory with one wholly cached file of 4 pages.
@@ -54,13 +67,17 @@ make_small_dir() {
 # ---- units in the table ------------------------------------------------
 
 @test "the human() helper of this suite agrees with known IEC values" {
-	# guards the expectation used below: a wrong helper must not pass
-	assert_equal "$(human 0)" 0B
-	assert_equal "$(human 1023)" 1023B
-	assert_equal "$(human 1024)" 1.0K
-	assert_equal "$(human 20480)" 20.0K
-	assert_equal "$(human 1048535)" 1.0M
-	assert_equal "$(human $((3 << 29)))" 1.5G
+	# guards the expectation used below: a wrong helper must not pass.
+	# Each is what GNU ls -lh and du -h --apparent-size print for a file
+	# of that size (with B added where they print no unit).
+	local pair
+	for pair in 0=0B 512=512B 1023=1023B 1024=1.0K 1025=1.1K 10137=9.9K 10138=10K \
+		10240=10K 10241=11K 20480=20K 1022977=1000K 1047552=1023K 1047553=1.0M \
+		1048535=1.0M 1048576=1.0M 1048577=1.1M 10485761=11M $((3 << 29))=1.5G \
+		$(((1 << 30) - 1))=1.0G $((3 << 40))=3.0T $(((10 << 50) + 1))=11P \
+		$((1023 << 50))=1023P; do
+		assert_equal "$(human "${pair%=*}")" "${pair#*=}"
+	done
 }
 
 @test "-b: page columns as exact bytes (pages x page size), SIZE as the file's bytes" {
@@ -74,7 +91,7 @@ make_small_dir() {
 @test "-p: page columns as page counts, SIZE stays human" {
 	make_dirty f 5
 	run -0 pagestat -n -p -o size,cached,dirty,percent f
-	assert_output "$(human $((5 * PAGE))) 5 5 100.0%"
+	assert_output "$(hcell $((5 * PAGE))) 5 5 100.0%"
 	run -0 pagestat -n --pages -o cached f
 	assert_output 5
 }
@@ -82,32 +99,34 @@ make_small_dir() {
 @test "-b -p: SIZE in bytes, page columns in pages" {
 	make_partial f 10 2 3
 	run -0 pagestat -n -b -p -o size,cached,percent f
-	assert_output "$((10 * PAGE)) 3 30.0%"
+	# PERCENT keeps its width of six (100.0%), bytes and pages do not
+	assert_output "$((10 * PAGE)) 3  30.0%"
 }
 
-@test "default units: human-readable IEC with one decimal" {
+@test "default units: human-readable IEC as du -h, five characters wide" {
 	make_cached f 5
 	run -0 pagestat -n -o cached f
-	assert_output "$(human $((5 * PAGE)))"
+	assert_output "$(hcell $((5 * PAGE)))"
 	make_partial g 10 2 3
 	run -0 pagestat -n -o size,cached g
-	assert_output "$(human $((10 * PAGE))) $(human $((3 * PAGE)))"
+	assert_output "$(hcell $((10 * PAGE))) $(hcell $((3 * PAGE)))"
 }
 
-@test "human sizes: bytes below 1 KiB, rounding to a tenth, the next unit at 1024.0" {
+@test "human sizes as du -h: bytes below 1 KiB, rounded up, whole from 10, 1024K is 1.0M" {
 	local bytes
-	for bytes in 0 1 1023 1024 1126 1535 1048535 1048576; do
+	for bytes in 0 1 1023 1024 1025 1126 1535 10138 10241 1047552 1047553 1048576; do
 		pcarrange write "f$bytes" "$bytes"
 		run -0 pagestat -n -o size "f$bytes"
-		assert_output "$(human "$bytes")"
+		assert_output "$(hcell "$bytes")"
 	done
+	assert_equal "$(pagestat -n -o size f1025 f10241 f1047553 | xargs)" "1.1K 11K 1.0M"
 	# sparse, so nothing is written: G and T without the disk space
 	truncate -s 1536M big
 	run -0 pagestat -n -o size big
-	assert_output 1.5G
+	assert_output ' 1.5G'
 	truncate -s 3T huge
 	run -0 pagestat -n -o size huge
-	assert_output 3.0T
+	assert_output ' 3.0T'
 }
 
 # ---- -n, -c, -o, --output-all -------------------------------------------
@@ -190,7 +209,7 @@ make_small_dir() {
 @test "-o and --output-all: the last one given wins" {
 	make_cached f 2
 	run -0 pagestat -n --output-all -o size f
-	assert_output "$(human $((2 * PAGE)))"
+	assert_output "$(hcell $((2 * PAGE)))"
 	run -0 pagestat -n -o size --output-all f
 	read -ra cells <<<"$output"
 	assert_equal "${#cells[@]}" 12

@@ -224,6 +224,83 @@ expected_rows() {
 	done
 }
 
+# Every line of the output from line FIRST on has its PATH (the last
+# field, without spaces here) at column COL (from 0), except each NAME
+# given as NAME=BY, whose PATH is BY columns further right.
+# usage: assert_path_at FIRST COL [NAME=BY]...
+assert_path_at() {
+	local first=$1 col=$2 line before name by
+	shift 2
+	local -A later=()
+	for name in "$@"; do
+		later[${name%=*}]=${name#*=}
+	done
+	for line in "${lines[@]:first}"; do
+		before=${line% *} name=${line##* }
+		by=${later[$name]:-0}
+		((${#before} + 1 == col + by)) ||
+			fail "PATH of '$name' not at column $((col + by)): '$line'"
+	done
+}
+
+@test "table past 1000 rows: a wider value later shifts its own line only" {
+	# 1100 empty files, then their directory (1100 files), a file wider
+	# in bytes than any before and one more: rows past the 1000 held to
+	# measure the columns
+	pcarrange tree many 1 1100 0
+	truncate -s 123456789 wide
+	: >after
+	run -0 pagestat -a -b -o size,files,path many wide after
+	assert_equal "${#lines[@]}" 1104
+	assert_equal "${lines[0]}" "SIZE FILES PATH"
+	assert_path_at 1 11 wide=5
+	# without the header the held rows are one digit wide
+	run -0 pagestat -n -a -b -o size,files,path many wide after
+	assert_equal "${#lines[@]}" 1103
+	assert_line -n 1100 "0 1100 many"
+	assert_line -n 1102 "0 1 after"
+	assert_path_at 0 4 many=3 wide=8
+}
+
+@test "table: human sizes of every class keep PATH in place, past 1000 rows too" {
+	pcarrange tree many 1 1100 0
+	local bytes names=()
+	for bytes in 0 512 1023 1024 1025 10137 10138 1022977 1047552 1047553 10485761; do
+		pcarrange write "s$bytes" "$bytes"
+		names+=("s$bytes")
+	done
+	# sparse: G and T without the disk space
+	truncate -s 1536M g
+	truncate -s 1023G g1023
+	truncate -s 3T t
+	run -0 pagestat -a -o size,cached,percent,dirty,path many "${names[@]}" g g1023 t
+	assert_equal "${lines[0]}" " SIZE CACHED PERCENT DIRTY PATH"
+	assert_path_at 1 27
+	assert_line --regexp '^ 9\.9K .* s10137$'
+	assert_line --regexp '^1000K .* s1022977$'
+	assert_line --regexp '^1023G .* g1023$'
+	# five characters wide with or without a header
+	run -0 pagestat -n -o size,path s0 s1025 s10138 s1022977 s1047553 g t
+	assert_output "$(printf '%s\n' '   0B s0' ' 1.1K s1025' '  10K s10138' '1000K s1022977' \
+		' 1.0M s1047553' ' 1.5G g' ' 3.0T t')"
+}
+
+@test "table -b and -p: those columns as wide as the rows held need, not fixed" {
+	: >e
+	pcarrange write s 1
+	truncate -s 123456789 wide
+	run -0 pagestat -n -b -o size,path e s wide
+	assert_output "$(printf '%s\n' '        0 e' '        1 s' '123456789 wide')"
+	run -0 pagestat -n -b -o size,path e s
+	assert_output "$(printf '%s\n' '0 e' '1 s')"
+	make_cached c1 1
+	make_cached c100 100
+	run -0 pagestat -n -p -o cached,path c1 c100
+	assert_output "$(printf '%s\n' '  1 c1' '100 c100')"
+	run -0 pagestat -n -p -o cached,path c1
+	assert_output "1 c1"
+}
+
 @test "table -c: a last row whose PATH is total" {
 	run -0 pagestat -c -b -p tree/part tree/full tree/dirty
 	assert_equal "${#lines[@]}" 5

@@ -590,5 +590,6 @@ chain_path() {
 	run -0 --separate-stderr pagestat --csv -n -o path,pages,cached,percent big
 	assert_output "big,$pages,0,0,0.0"
 	run -0 --separate-stderr pagestat -n -p -o pages,cached,percent big
-	assert_output "$pages 0 0.0%"
+	# PERCENT is six wide (100.0%)
+	assert_output "$pages 0   0.0%"
 }

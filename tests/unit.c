@@ -24,28 +24,59 @@ static void expect_str(const char *what, const char *got, const char *want)
 
 static void test_human(void)
 {
+	/* Each as GNU ls -lh and du -h --apparent-size (coreutils 9.1) print
+	 * the size of a file truncated to it, with "B" where they print none. */
 	static const struct {
 		uint64_t bytes;
 		const char *want;
 	} cases[] = {
 		{ 0, "0B" },
 		{ 1, "1B" },
+		{ 512, "512B" },
 		{ 1023, "1023B" },
 		{ 1024, "1.0K" },
+		{ 1025, "1.1K" },                 /* rounded up, never down */
 		{ 1536, "1.5K" },
-		{ 1024 * 1024 - 1, "1.0M" },      /* 1023.999K rounds up a unit */
-		{ 1048063, "1023.5K" },           /* 1023.499K */
+		{ 2047, "2.0K" },
+		{ 10137, "9.9K" },                /* 9.899K */
+		{ 10138, "10K" },                 /* 9.9003K: 10.0, so whole */
+		{ 10239, "10K" },
+		{ 10240, "10K" },
+		{ 10241, "11K" },
+		{ 11265, "12K" },
+		{ 1022977, "1000K" },             /* 999.001K */
+		{ 1047552, "1023K" },
+		{ 1047553, "1.0M" },              /* 1023.001K: 1024K is 1.0M */
+		{ 1048575, "1.0M" },
+		{ 1048576, "1.0M" },
+		{ 1048577, "1.1M" },
+		{ 10485759, "10M" },
+		{ 10485760, "10M" },
+		{ 10485761, "11M" },
 		{ UINT64_C(3) << 29, "1.5G" },
-		{ UINT64_C(10) << 40, "10.0T" },
+		{ (UINT64_C(1) << 30) - 1, "1.0G" },
+		{ (UINT64_C(1) << 30) + 1, "1.1G" },
+		{ (UINT64_C(1) << 40) - 1, "1.0T" },
+		{ UINT64_C(10) << 40, "10T" },
+		{ (UINT64_C(10) << 50) + 1, "11P" },
+		{ UINT64_C(1023) << 50, "1023P" },
+		{ (UINT64_C(1023) << 50) + 1, "1.0E" },
 		{ UINT64_C(1) << 60, "1.0E" },
-		{ UINT64_MAX, "16.0E" },
+		{ (UINT64_C(1) << 60) + 1, "1.1E" },
+		{ INT64_MAX, "8.0E" },
+		{ UINT64_MAX, "16E" },            /* beyond any file: no ls to ask */
 	};
 	char buf[FMT_BUFSIZE];
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char what[64];
 		snprintf(what, sizeof what, "fmt_human(%llu)", (unsigned long long)cases[i].bytes);
-		fmt_human(buf, cases[i].bytes);
+		size_t n = fmt_human(buf, cases[i].bytes);
 		expect_str(what, buf, cases[i].want);
+		checks++;
+		if (n != strlen(buf) || n > FMT_HUMAN_MAX) {
+			failures++;
+			fprintf(stderr, "FAIL %s: length %zu\n", what, n);
+		}
 	}
 }
 
