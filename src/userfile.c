@@ -93,7 +93,7 @@ int user_mkstempat(int dirfd, const char *prefix, char *name, size_t name_size)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	memcpy(name, prefix, len);
+	memcpy(name, prefix, len + 1); /* the suffix goes over the NUL */
 	for (int attempt = 0; attempt < 100; attempt++) {
 		random_suffix(name + len);
 		int fd = user_openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
