@@ -2,6 +2,7 @@
 #include <config.h>
 
 #include "caps.h"
+#include "msg.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -209,17 +210,16 @@ const char *caps_describe(void)
 	return "none";
 }
 
-void caps_explain_eperm(FILE *err)
+void caps_explain_eperm(void)
 {
 	static bool explained;
 
 	if (explained)
 		return;
 	explained = true;
-	fputs("pagestat: note: the kernel (Linux 6.14 and later for cachestat, 5.0 and\n"
-	      "  later for mincore) reports the page cache of a file only to its owner,\n"
-	      "  to a user who may write it, or to a process with CAP_FOWNER.  Run\n"
-	      "  pagestat as root, or let an administrator grant it the capabilities:\n"
-	      "    setcap cap_dac_read_search,cap_fowner+ep \"$(command -v pagestat)\"\n",
-	      err);
+	msg("note: the kernel (Linux 6.14 and later for cachestat, 5.0 and\n"
+	    "  later for mincore) reports the page cache of a file only to its owner,\n"
+	    "  to a user who may write it, or to a process with CAP_FOWNER.  Run\n"
+	    "  pagestat as root, or let an administrator grant it the capabilities:\n"
+	    "    setcap cap_dac_read_search,cap_fowner+ep \"$(command -v pagestat)\"\n");
 }

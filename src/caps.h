@@ -37,6 +37,6 @@ bool caps_have_fowner(void);
 const char *caps_describe(void);
 
 /* Explain, once per run, why the kernel refused with EPERM and the remedy. */
-void caps_explain_eperm(FILE *err);
+void caps_explain_eperm(void);
 
 #endif

@@ -12,6 +12,7 @@
 
 #include "caps.h"
 #include "escape.h"
+#include "msg.h"
 #include "options.h"
 #include "outfile.h"
 #include "pidfiles.h"
@@ -19,13 +20,12 @@
 #include "progress.h"
 #include "rank.h"
 #include "signals.h"
+#include "status.h"
 #include "sink.h"
 #include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 #include "xalloc.h"
-
-#define EXIT_SOME_FAILED 1
 
 static volatile sig_atomic_t reader_quit;
 
@@ -137,8 +137,8 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 	*output_failed = result.output_failed;
 	nothing_counted = result.total.stat.pages == 0;
 	if (result.errors)
-		return EXIT_SOME_FAILED;
-	return below_expectation(opts, &result.total.stat) ? EXIT_NOT_CACHED : EXIT_SUCCESS;
+		return STATUS_SOME_FAILED;
+	return below_expectation(opts, &result.total.stat) ? STATUS_NOT_CACHED : STATUS_OK;
 }
 
 /* One inspection written to stdout, or through --output-file: there each
@@ -152,14 +152,14 @@ static int inspect_to_output(const struct options *opts, struct watch *watch)
 		/* each sample reaches the reader (| jq) as soon as it is done;
 		 * the stream's error is told when it is closed */
 		if (output_failed || (watch && fflush(stdout) != 0))
-			return EXIT_FATAL;
+			return STATUS_FATAL;
 		return status;
 	}
 	FILE *out = outfile_open(opts->output_file);
 	if (!out)
-		return EXIT_FATAL;
+		return STATUS_FATAL;
 	int status = inspect(opts, watch, out, &output_failed);
-	return outfile_close(out, output_failed ? EXIT_FATAL : status);
+	return outfile_close(out, output_failed ? STATUS_FATAL : status);
 }
 
 static int run(const struct options *opts)
@@ -167,12 +167,12 @@ static int run(const struct options *opts)
 	const char *why;
 	int err = probe_init(opts->method, &why);
 	if (err) {
-		fprintf(stderr, "pagestat: %s: %s\n", why, strerror(err));
-		return EXIT_FATAL;
+		msg("%s: %s\n", why, strerror(err));
+		return STATUS_FATAL;
 	}
 	if (probe_fallback_errno() && !opts->quiet)
-		fprintf(stderr, "pagestat: cachestat(2) is unavailable (%s): using mincore(2), "
-			"which knows cached pages only\n", strerror(probe_fallback_errno()));
+		msg("cachestat(2) is unavailable (%s): using mincore(2), which knows cached "
+		    "pages only\n", strerror(probe_fallback_errno()));
 
 	if (opts->interval || opts->output_file)
 		signals_catch(opts->interval > 0);
@@ -182,32 +182,31 @@ static int run(const struct options *opts)
 	/* -i: a failure in any sample makes the status 1; --expect-cached
 	 * is judged on the last sample */
 	struct watch *watch = watch_new(opts->interval, opts->count);
-	int status = EXIT_SUCCESS;
+	int status = STATUS_OK;
 	bool failed = false;
 	while (watch_begin_sample(watch)) {
 		status = inspect_to_output(opts, watch);
-		if (status == EXIT_FATAL)
+		if (status == STATUS_FATAL)
 			break;
-		failed |= status == EXIT_SOME_FAILED;
+		failed |= status == STATUS_SOME_FAILED;
 		if (!watch_wait(watch))
 			break;
 	}
 	watch_free(watch);
-	return failed && status != EXIT_FATAL ? EXIT_SOME_FAILED : status;
+	return failed && status != STATUS_FATAL ? STATUS_SOME_FAILED : status;
 }
 
 /* Status 4 with no page counted: said, so that it is not taken for a
  * cold cache; -q, as in a loop that waits for the data, keeps quiet. */
 static void say_nothing_to_judge(const struct options *opts, int status)
 {
-	if (status != EXIT_NOT_CACHED || !nothing_counted || opts->quiet)
+	if (status != STATUS_NOT_CACHED || !nothing_counted || opts->quiet)
 		return;
 	/* with --offset or --length, files that are not empty count none
 	 * when the range is past their end */
 	bool range = opts->range.offset || opts->range.length;
-	fprintf(stderr, "pagestat: --expect-cached=%s: no page was counted (no file, or only "
-		"empty files%s): nothing to judge\n", opts->expect_cached_arg,
-		range ? " or ranges" : "");
+	msg("--expect-cached=%s: no page was counted (no file, or only empty files%s): "
+	    "nothing to judge\n", opts->expect_cached_arg, range ? " or ranges" : "");
 }
 
 /* Output that could not be written is a failure (exit 3), told on stderr
@@ -227,11 +226,11 @@ static int close_stdout(int status)
 		err = sink_write_errno();
 	if (!reader_quit && err != EPIPE) {
 		if (err)
-			fprintf(stderr, "pagestat: write error: %s\n", strerror(err));
+			msg("write error: %s\n", strerror(err));
 		else
-			fputs("pagestat: write error\n", stderr);
+			msg("write error\n");
 	}
-	return EXIT_FATAL;
+	return STATUS_FATAL;
 }
 
 int main(int argc, char **argv)
@@ -242,13 +241,12 @@ int main(int argc, char **argv)
 	const char *what;
 	int err = caps_drop(&what, options_want_processes(argc, argv));
 	if (err) {
-		fprintf(stderr, "pagestat: %s: %s\n", what, strerror(err));
-		return EXIT_FATAL;
+		msg("%s: %s\n", what, strerror(err));
+		return STATUS_FATAL;
 	}
 	if (!guard_std_fds()) {
-		fputs("pagestat: cannot open /dev/null in place of a closed standard "
-		      "descriptor\n", stderr);
-		return EXIT_FATAL;
+		msg("cannot open /dev/null in place of a closed standard descriptor\n");
+		return STATUS_FATAL;
 	}
 	setlocale(LC_CTYPE, "");
 	signal(SIGPIPE, on_sigpipe);

@@ -14,7 +14,9 @@
 #include "escape.h"
 #include "format.h"
 #include "jobs.h"
+#include "msg.h"
 #include "outfile.h"
+#include "status.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -194,14 +196,14 @@ static void version(void)
 
 static int bad_value(const char *option, const char *value, const char *expected)
 {
-	fprintf(stderr, "pagestat: invalid value for %s: '", option);
+	msg("invalid value for %s: ", option);
 	/* a value from the command line may hold anything */
 	/* a required argument, never NULL: the analyser follows -e's optarg */
 	/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
-	esc_put_terminal(stderr, value, strlen(value), esc_locale_is_utf8());
-	fprintf(stderr, "' (expected %s)\nTry 'pagestat --help' for more information.\n",
-		expected);
-	return EXIT_USAGE;
+	msg_name_str(value);
+	msg_more(" (expected %s)\n", expected);
+	msg_try_help();
+	return STATUS_USAGE;
 }
 
 /* A non-negative decimal integer, nothing else. */
@@ -318,10 +320,10 @@ static char *slurp(const char *file, size_t *len)
 static int cannot_read(const char *option, const char *file)
 {
 	int err = errno;
-	fprintf(stderr, "pagestat: cannot read %s '", option);
-	esc_put_terminal(stderr, file, strlen(file), esc_locale_is_utf8());
-	fprintf(stderr, "': %s\n", strerror(err));
-	return EXIT_USAGE;
+	msg("cannot read %s ", option);
+	msg_name_str(file);
+	msg_more(": %s\n", strerror(err));
+	return STATUS_USAGE;
 }
 
 /* --exclude-from: one glob a line; empty lines are skipped. */
@@ -392,23 +394,23 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 	const char *bad;
 	size_t bad_len;
 	if (columns_parse(list, opts->columns, &opts->ncolumns, table, &bad, &bad_len) != 0) {
-		fputs("pagestat: unknown column '", stderr);
-		esc_put_terminal(stderr, bad, bad_len, esc_locale_is_utf8());
-		fputs("' in --output '", stderr);
-		esc_put_terminal(stderr, list, strlen(list), esc_locale_is_utf8());
-		fputs("'\nTry 'pagestat --help' for the list of columns.\n", stderr);
-		return EXIT_USAGE;
+		msg("unknown column ");
+		msg_name(bad, bad_len);
+		msg_more(" in --output ");
+		msg_name_str(list);
+		msg_more("\nTry 'pagestat --help' for the list of columns.\n");
+		return STATUS_USAGE;
 	}
 	for (size_t i = 0; i < opts->ncolumns; i++) {
 		enum column_id id = opts->columns[i];
 		if ((id == COL_SEGMENTS && !opts->segments) ||
 		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE) ||
 		    (id == COL_DELTA && !opts->interval)) {
-			fprintf(stderr, "pagestat: column '%s' in --output needs %s\n"
-				"Try 'pagestat --help' for more information.\n", columns[id].name,
-				id == COL_SEGMENTS ? "--segments=N"
-				: id == COL_DELTA  ? "-i/--interval" : "--extents");
-			return EXIT_USAGE;
+			msg("column '%s' in --output needs %s\n", columns[id].name,
+			    id == COL_SEGMENTS ? "--segments=N"
+			    : id == COL_DELTA  ? "-i/--interval" : "--extents");
+			msg_try_help();
+			return STATUS_USAGE;
 		}
 	}
 	return OPTIONS_RUN;
@@ -416,8 +418,9 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 
 static int usage_error(const char *message)
 {
-	fprintf(stderr, "pagestat: %s\nTry 'pagestat --help' for more information.\n", message);
-	return EXIT_USAGE;
+	msg("%s\n", message);
+	msg_try_help();
+	return STATUS_USAGE;
 }
 
 /* Checks that need every option: run after the last one is read. */
@@ -427,13 +430,13 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 	uint64_t end;
 	/* the range may end at 2^64 exactly (end wraps to 0), not past it */
 	if (__builtin_add_overflow(opts->range.offset, opts->range.length, &end) && end != 0) {
-		fputs("pagestat: --offset '", stderr);
-		esc_put_terminal(stderr, offset, strlen(offset), esc_locale_is_utf8());
-		fputs("' plus --length '", stderr);
-		esc_put_terminal(stderr, length, strlen(length), esc_locale_is_utf8());
-		fputs("' passes 2^64 bytes, the largest offset there is\n"
-		      "Try 'pagestat --help' for more information.\n", stderr);
-		return EXIT_USAGE;
+		msg("--offset ");
+		msg_name_str(offset);
+		msg_more(" plus --length ");
+		msg_name_str(length);
+		msg_more(" passes 2^64 bytes, the largest offset there is\n");
+		msg_try_help();
+		return STATUS_USAGE;
 	}
 	if (opts->count && !opts->interval)
 		return usage_error("--count needs -i/--interval");
@@ -668,13 +671,13 @@ int options_parse(int argc, char **argv, struct options *opts)
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_SUCCESS;
+			return STATUS_OK;
 		case 'V':
 			version();
-			return EXIT_SUCCESS;
+			return STATUS_OK;
 		default:
-			fputs("Try 'pagestat --help' for more information.\n", stderr);
-			return EXIT_USAGE;
+			msg_try_help();
+			return STATUS_USAGE;
 		}
 	}
 

@@ -52,9 +52,6 @@ struct options {
  * exit status (0 after --help or --version, 2 for a usage error). */
 #define OPTIONS_RUN (-1)
 
-#define EXIT_USAGE 2
-/* --expect-cached was not met */
-#define EXIT_NOT_CACHED 4
 
 int options_parse(int argc, char **argv, struct options *opts);
 

@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "msg.h"
 #include "signals.h"
+#include "status.h"
 #include "sink.h"
 #include "userfile.h"
 #include "xalloc.h"
@@ -97,11 +99,11 @@ bool outfile_check(const char *path, const char **expected)
 static void cannot_create(const char *path, int err)
 {
 	char *dir = dir_of(path);
-	fputs("pagestat: cannot create a temporary file for --output-file '", stderr);
-	esc_put_terminal(stderr, path, strlen(path), esc_locale_is_utf8());
-	fputs("' in '", stderr);
-	esc_put_terminal(stderr, dir, strlen(dir), esc_locale_is_utf8());
-	fprintf(stderr, "': %s\n", strerror(err));
+	msg("cannot create a temporary file for --output-file ");
+	msg_name_str(path);
+	msg_more(" in ");
+	msg_name_str(dir);
+	msg_more(": %s\n", strerror(err));
 	free(dir);
 }
 
@@ -187,7 +189,7 @@ static int replace_target(int fd)
 int outfile_close(FILE *out, int status)
 {
 	/* 1: some files failed, 4: --expect-cached not met; the output is whole */
-	bool keep = status == EXIT_SUCCESS || status == 1 || status == 4;
+	bool keep = status_output_whole(status);
 	int err = 0;
 
 	errno = 0;
@@ -204,12 +206,16 @@ int outfile_close(FILE *out, int status)
 	if (!err)
 		return status;
 	bool replacing = err < 0 || err == ELOOP;
-	fputs(replacing ? "pagestat: cannot replace --output-file '" : "pagestat: write error: ",
-	      stderr);
-	esc_put_terminal(stderr, target, strlen(target), esc_locale_is_utf8());
+	if (replacing) {
+		msg("cannot replace --output-file ");
+		msg_name_str(target);
+	} else {
+		msg("write error: ");
+		esc_put_terminal(stderr, target, strlen(target), esc_locale_is_utf8());
+	}
 	if (err == ELOOP)
-		fputs("': it is now a symbolic link, which is never replaced\n", stderr);
+		msg_more(": it is now a symbolic link, which is never replaced\n");
 	else
-		fprintf(stderr, "%s: %s\n", replacing ? "'" : "", strerror(err < 0 ? -err : err));
-	return EXIT_FATAL;
+		msg_more(": %s\n", strerror(err < 0 ? -err : err));
+	return STATUS_FATAL;
 }

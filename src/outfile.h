@@ -18,7 +18,7 @@ FILE *outfile_open(const char *path);
 /* Ends the output: with status 0 or 1 (the output is complete as far as
  * it goes), flushes, fsyncs, sets mode 0644 less the umask and renames it
  * over FILE; with any other status, or when that fails (said on stderr),
- * removes the temporary file.  Returns the status, 3 (EXIT_FATAL) on failure. */
+ * removes the temporary file.  Returns the status, 3 (STATUS_FATAL) on failure. */
 int outfile_close(FILE *out, int status);
 
 #endif

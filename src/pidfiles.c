@@ -17,7 +17,7 @@
 
 #include "aggregate.h"
 #include "caps.h"
-#include "escape.h"
+#include "msg.h"
 #include "progress.h"
 #include "xalloc.h"
 
@@ -114,19 +114,18 @@ static void emit(struct pid_walk *w, const char *path, size_t len,
 
 /* Why a process's /proc entries were refused: permissions, which have a
  * remedy, or something beyond them, which pagestat cannot pass. */
-static void explain_refused_process(FILE *err)
+static void explain_refused_process(void)
 {
 	if (!caps_have_ptrace()) {
-		fputs("pagestat: note: the files of another user's process, or of a more\n"
-		      "  privileged one, can be read only with CAP_SYS_PTRACE: run pagestat\n"
-		      "  as root or as the user the process runs as\n", err);
+		msg("note: the files of another user's process, or of a more\n"
+		    "  privileged one, can be read only with CAP_SYS_PTRACE: run pagestat\n"
+		    "  as root or as the user the process runs as\n");
 		return;
 	}
-	fputs("pagestat: note: pagestat holds CAP_SYS_PTRACE and was refused all the\n"
-	      "  same: what keeps this process's /proc entries closed is not a\n"
-	      "  permission but a security module (Landlock, SELinux, AppArmor...)\n"
-	      "  or a user namespace that pagestat runs below, and root cannot pass it\n",
-	      err);
+	msg("note: pagestat holds CAP_SYS_PTRACE and was refused all the\n"
+	    "  same: what keeps this process's /proc entries closed is not a\n"
+	    "  permission but a security module (Landlock, SELinux, AppArmor...)\n"
+	    "  or a user namespace that pagestat runs below, and root cannot pass it\n");
 }
 
 /* A process that cannot be read: "pagestat: --pid 12345: No such process". */
@@ -137,11 +136,10 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 
 	w->errors++;
 	if (!w->cfg->quiet) {
-		progress_clear();
-		fprintf(stderr, "pagestat: --pid %ld: %s\n", (long)pid, strerror(err));
+		msg("--pid %ld: %s\n", (long)pid, strerror(err));
 		if ((err == EACCES || err == EPERM) && !w->told_ptrace) {
 			w->told_ptrace = true;
-			explain_refused_process(stderr);
+			explain_refused_process();
 		}
 	}
 	emit(w, path, (size_t)len, NULL, err);
@@ -151,18 +149,17 @@ static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, i
 {
 	w->errors++;
 	if (!w->cfg->quiet) {
-		progress_clear();
-		fprintf(stderr, "pagestat: --pid %ld: cannot inspect '", (long)pid);
-		esc_put_terminal(stderr, f->path, strlen(f->path), w->cfg->utf8);
-		fprintf(stderr, "': %s\n", probe_strerror(err));
+		msg("--pid %ld: cannot inspect ", (long)pid);
+		msg_name_str(f->path);
+		msg_more(": %s\n", probe_strerror(err));
 		if (err == PROBE_EREFUSED)
-			caps_explain_eperm(stderr);
+			caps_explain_eperm();
 		else if (err == EPERM && strstr(f->route, "/map_files/") && !w->told_map_files) {
 			w->told_map_files = true;
-			fputs("pagestat: note: a deleted file that a process maps but holds no\n"
-			      "  descriptor of can be opened only through /proc/PID/map_files,\n"
-			      "  which the kernel allows only with CAP_SYS_ADMIN or\n"
-			      "  CAP_CHECKPOINT_RESTORE; pagestat keeps neither\n", stderr);
+			msg("note: a deleted file that a process maps but holds no\n"
+			    "  descriptor of can be opened only through /proc/PID/map_files,\n"
+			    "  which the kernel allows only with CAP_SYS_ADMIN or\n"
+			    "  CAP_CHECKPOINT_RESTORE; pagestat keeps neither\n");
 		}
 	}
 	emit(w, f->path, strlen(f->path), NULL, err);

@@ -10,6 +10,7 @@
 
 #include "escape.h"
 #include "format.h"
+#include "msg.h"
 #include "strbuf.h"
 #include "userfile.h"
 #include "xalloc.h"
@@ -62,8 +63,8 @@ static void spool_failed(struct sink *sink, int err)
 	struct prom *p = sink->state;
 
 	if (!sink->failed)
-		fprintf(stderr, "pagestat: write error: temporary file in %s: %s\n",
-			p->spool_dir, strerror(err ? err : EIO));
+		msg("write error: temporary file in %s: %s\n", p->spool_dir,
+		    strerror(err ? err : EIO));
 	sink->failed = true;
 }
 
@@ -88,8 +89,8 @@ static bool spool_open(struct sink *sink)
 		close(fd);
 	}
 	if (!p->spool) {
-		fprintf(stderr, "pagestat: cannot create a temporary file for the Prometheus "
-			"output in $TMPDIR, /tmp or /var/tmp: %s\n", strerror(err));
+		msg("cannot create a temporary file for the Prometheus output in $TMPDIR, "
+		    "/tmp or /var/tmp: %s\n", strerror(err));
 		sink->failed = true;
 		return false;
 	}

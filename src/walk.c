@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "escape.h"
 #include "jobs.h"
+#include "msg.h"
 #include "progress.h"
 #include "tree.h"
 #include "xalloc.h"
@@ -99,12 +100,10 @@ static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
 }
 
 /* "pagestat: WHAT 'PATH'" with the path shown terminal-safe. */
-static void say_path(const struct walk *w, const char *what, const char *path, size_t len)
+static void say_path(const char *what, const char *path, size_t len)
 {
-	progress_clear();
-	fprintf(stderr, "pagestat: %s%s'", what, *what ? " " : "");
-	esc_put_terminal(stderr, path, len, w->cfg->utf8);
-	putc('\'', stderr);
+	msg("%s%s", what, *what ? " " : "");
+	msg_name(path, len);
 }
 
 static void emit(struct walk *w, const char *path, size_t path_len, enum row_type type,
@@ -139,10 +138,10 @@ static void fail(struct walk *w, const char *path, size_t path_len, enum row_typ
 	 * few, explain once, and count the rest (JSON lists every one). */
 	bool told = err != PROBE_EREFUSED || w->refused++ < REFUSALS_NAMED;
 	if (!w->cfg->quiet && told) {
-		say_path(w, what, path, path_len);
-		fprintf(stderr, ": %s\n", probe_strerror(err));
+		say_path(what, path, path_len);
+		msg_more(": %s\n", probe_strerror(err));
 		if (err == PROBE_EREFUSED)
-			caps_explain_eperm(stderr);
+			caps_explain_eperm();
 	}
 	emit(w, path, path_len, type, NULL, 0, err, NULL);
 }
@@ -193,11 +192,11 @@ static void file_done(struct walk *w, const struct walk_event *ev)
 	}
 	if (ev->stat.overlay && !w->told_overlay && !w->cfg->quiet) {
 		w->told_overlay = true;
-		say_path(w, "", ev->path, ev->path_len);
-		fprintf(stderr, " is on overlayfs and its backing file was not found: %s.\n"
-			"  Such files are measured through the overlay with mincore(2), which\n"
-			"  knows cached pages only (\"backing\": null in JSON)\n",
-			ev->stat.overlay_why);
+		say_path("", ev->path, ev->path_len);
+		msg_more(" is on overlayfs and its backing file was not found: %s.\n"
+			 "  Such files are measured through the overlay with mincore(2), which\n"
+			 "  knows cached pages only (\"backing\": null in JSON)\n",
+			 ev->stat.overlay_why);
 	}
 	agg_add(&w->agg, ev->level, &ev->stat);
 	progress_file(ev->stat.cached);
@@ -241,9 +240,9 @@ static void apply(void *ctx, struct walk_event *ev)
 		break;
 	case EV_SYMLINK:
 		if (!w->cfg->quiet) {
-			say_path(w, "", ev->path, ev->path_len);
-			fputs(" is a symbolic link: not followed with -P (-H, the default, "
-			      "follows it)\n", stderr);
+			say_path("", ev->path, ev->path_len);
+			msg_more(" is a symbolic link: not followed with -P (-H, the default, "
+				 "follows it)\n");
 		}
 		break;
 	}
@@ -445,10 +444,9 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 		jobs_stop(w.jobs);
 
 	if (w.refused > REFUSALS_NAMED && !cfg->quiet) {
-		progress_clear();
-		fprintf(stderr, "pagestat: %" PRIu64 " more file%s refused (Operation not "
-			"permitted) left out of the figures; JSON lists each\n",
-			w.refused - REFUSALS_NAMED, w.refused - REFUSALS_NAMED > 1 ? "s" : "");
+		msg("%" PRIu64 " more file%s refused (Operation not permitted) left out of the "
+		    "figures; JSON lists each\n",
+		    w.refused - REFUSALS_NAMED, w.refused - REFUSALS_NAMED > 1 ? "s" : "");
 	}
 
 	result->total = *agg_total(&w.agg);

@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define EXIT_FATAL 3
+#include "status.h"
 
 static inline void *xrealloc(void *ptr, size_t size)
 {
 	ptr = realloc(ptr, size ? size : 1);
 	if (!ptr) {
 		fputs("pagestat: out of memory\n", stderr);
-		exit(EXIT_FATAL);
+		exit(STATUS_FATAL);
 	}
 	return ptr;
 }
@@ -22,7 +22,7 @@ static inline void *xcalloc(size_t count, size_t size)
 	void *ptr = calloc(count ? count : 1, size ? size : 1);
 	if (!ptr) {
 		fputs("pagestat: out of memory\n", stderr);
-		exit(EXIT_FATAL);
+		exit(STATUS_FATAL);
 	}
 	return ptr;
 }

@@ -1,0 +1,53 @@
+/* Messages on standard error: "pagestat: " first, names shown safely. */
+#include <config.h>
+
+#include "msg.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "escape.h"
+#include "progress.h"
+
+void msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_clear();
+	fputs("pagestat: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void msg_more(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+void msg_name(const char *name, size_t len)
+{
+	static int utf8 = -1;
+
+	if (utf8 < 0)
+		utf8 = esc_locale_is_utf8();
+	putc('\'', stderr);
+	esc_put_terminal(stderr, name, len, utf8);
+	putc('\'', stderr);
+}
+
+void msg_name_str(const char *name)
+{
+	msg_name(name, strlen(name));
+}
+
+void msg_try_help(void)
+{
+	fputs("Try 'pagestat --help' for more information.\n", stderr);
+}
