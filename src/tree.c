@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe.h"
 #include "xalloc.h"
 
 /* Bytes asked of getdents64 at a time: some 500 short names. */
@@ -179,7 +178,7 @@ static int reopen(const struct tree *t, size_t k, int child_fd, int *err)
 			return -1;
 		if (!same_directory(fd, &lv->st)) {
 			close(fd);
-			*err = PROBE_ECHANGED;
+			*err = TREE_ECHANGED;
 			return -1;
 		}
 		from = fd;
@@ -232,11 +231,11 @@ static int enter(struct tree *t)
 
 	lv->fd = openat(parent, t->path + lv->name_off, open_flags(t, k));
 	if (lv->fd < 0)
-		return errno == ELOOP || errno == ENOTDIR ? PROBE_ECHANGED : errno;
+		return errno == ELOOP || errno == ENOTDIR ? TREE_ECHANGED : errno;
 	if (!same_directory(lv->fd, &lv->st)) {
 		close(lv->fd);
 		lv->fd = -1;
-		return PROBE_ECHANGED;
+		return TREE_ECHANGED;
 	}
 	lv->cap = DIRENT_BUFFER;
 	lv->buf = xrealloc(NULL, lv->cap);
@@ -429,7 +428,7 @@ struct tree_ent *tree_read(struct tree *t)
 				return pop(t, TREE_DP, 0);
 			err = enter(t);
 			if (err)
-				return pop(t, err == PROBE_ECHANGED ? TREE_ERR : TREE_DNR, err);
+				return pop(t, err == TREE_ECHANGED ? TREE_ERR : TREE_DNR, err);
 			break;
 		case LEVEL_LOST:
 			return pop(t, TREE_ERR, lv->err);

@@ -40,6 +40,10 @@ enum {
 	TREE_XDEV = 1 << 2,      /* enter no directory on another file system */
 };
 
+/* tree_ent.err for a directory found to be another one than the walk met
+ * (moved or replaced meanwhile): no errno says that. */
+enum { TREE_ECHANGED = -1 };
+
 struct tree_ent {
 	enum tree_info info;
 	int level;              /* 0: the operand */
@@ -48,7 +52,7 @@ struct tree_ent {
 	const char *name;       /* relative to dirfd: the operand itself at level 0 */
 	int dirfd;              /* AT_FDCWD at level 0 */
 	const struct stat *statp;
-	int err;                /* TREE_DNR, TREE_ERR, TREE_NS: an errno (or a PROBE_ code) */
+	int err;                /* TREE_DNR, TREE_ERR, TREE_NS: an errno, or TREE_ECHANGED */
 	bool skipped;           /* TREE_DP: tree_skip was called on its TREE_D */
 };
 

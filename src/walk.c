@@ -290,6 +290,12 @@ static void fail_entry(struct walk *w, struct walk_event *ev, enum row_type type
 	deliver(w, ev);
 }
 
+/* The tree's error as a probe's, whose texts and names the rows carry. */
+static int tree_error(int err)
+{
+	return err == TREE_ECHANGED ? PROBE_ECHANGED : err;
+}
+
 /* --exclude: a glob matching the name or the whole path of an entry
  * below the operands (an operand is inspected as named). */
 static bool excluded(const struct walk *w, const struct tree_ent *p)
@@ -342,13 +348,13 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 		break;
 	case TREE_DNR:
 		ev.abandon = true;
-		fail_entry(w, &ev, ROW_DIRECTORY, "cannot read directory", p->err);
+		fail_entry(w, &ev, ROW_DIRECTORY, "cannot read directory", tree_error(p->err));
 		break;
 	case TREE_ERR:
 		/* lost during the walk (moved or removed): what was counted
 		 * in it stays counted */
 		ev.abandon = true;
-		fail_entry(w, &ev, ROW_DIRECTORY, "cannot access", p->err);
+		fail_entry(w, &ev, ROW_DIRECTORY, "cannot access", tree_error(p->err));
 		break;
 	case TREE_NS:
 		/* a link followed (an operand unless -P, any with -L) that
