@@ -17,56 +17,10 @@
 
 #include "aggregate.h"
 #include "caps.h"
+#include "devino.h"
 #include "msg.h"
 #include "progress.h"
 #include "xalloc.h"
-
-/* (device, inode) -> index, open addressing; inode 0 is never stored. */
-struct devino_map {
-	struct devino_slot {
-		dev_t dev;
-		ino_t ino;
-		size_t index;
-	} *slots;
-	size_t cap, count;
-};
-
-static struct devino_slot *map_slot(const struct devino_map *m, dev_t dev, ino_t ino)
-{
-	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4fu;
-	size_t mask = m->cap - 1;
-	for (size_t i = (size_t)(h ^ (h >> 29)) & mask;; i = (i + 1) & mask)
-		if (m->slots[i].ino == 0 || (m->slots[i].dev == dev && m->slots[i].ino == ino))
-			return &m->slots[i];
-}
-
-/* The index stored for (dev, ino), or SIZE_MAX after storing index. */
-static size_t map_put(struct devino_map *m, dev_t dev, ino_t ino, size_t index)
-{
-	if ((m->count + 1) * 4 > m->cap * 3) {
-		struct devino_map bigger = { .cap = m->cap ? m->cap * 2 : 64 };
-		bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->slots[i].ino != 0)
-				*map_slot(&bigger, m->slots[i].dev, m->slots[i].ino) = m->slots[i];
-		bigger.count = m->count;
-		free(m->slots);
-		*m = bigger;
-	}
-	struct devino_slot *slot = map_slot(m, dev, ino);
-	if (slot->ino != 0)
-		return slot->index;
-	*slot = (struct devino_slot){ dev, ino, index };
-	m->count++;
-	return SIZE_MAX;
-}
-
-static void map_clear(struct devino_map *m)
-{
-	if (m->cap)
-		memset(m->slots, 0, m->cap * sizeof *m->slots);
-	m->count = 0;
-}
 
 /* A file of one process, and how to open it. */
 struct pid_file {
@@ -250,7 +204,7 @@ static int read_maps(struct pid_walk *w, pid_t pid)
 		if (!parse_mapping(line, &start, &end, &dev, &ino, &path) || ino == 0 ||
 		    *path != '/')
 			continue;
-		if (map_put(&w->mine, dev, ino, w->nfiles) != SIZE_MAX)
+		if (devino_put(&w->mine, dev, ino, w->nfiles) != DEVINO_NEW)
 			continue; /* mapped more than once */
 		char range[40];
 		snprintf(range, sizeof range, "%lx-%lx", start, end);
@@ -286,9 +240,9 @@ static int read_fds(struct pid_walk *w, pid_t pid)
 		if (n < 0)
 			continue;
 		target[n] = '\0';
-		size_t seen = map_put(&w->mine, st.st_dev, st.st_ino, w->nfiles);
+		size_t seen = devino_put(&w->mine, st.st_dev, st.st_ino, w->nfiles);
 		char *route = proc_path(pid, "fd/", d->d_name);
-		if (seen == SIZE_MAX) {
+		if (seen == DEVINO_NEW) {
 			add_file(w, st.st_dev, st.st_ino, target, route, NULL);
 		} else {
 			free(w->files[seen].route);
@@ -334,7 +288,7 @@ static bool vanished(pid_t pid)
 /* False when the process turned out to be gone (nothing reported). */
 static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f)
 {
-	if (map_put(&w->counted, f->dev, f->ino, 0) != SIZE_MAX)
+	if (!devino_add(&w->counted, f->dev, f->ino))
 		return true; /* counted with an earlier process */
 	int fd = -1;
 	struct stat st;
@@ -366,7 +320,7 @@ static void free_files(struct pid_walk *w)
 		free(w->files[i].alt);
 	}
 	w->nfiles = 0;
-	map_clear(&w->mine);
+	devino_clear(&w->mine);
 }
 
 static void walk_pid(struct pid_walk *w, pid_t pid)
@@ -403,8 +357,8 @@ void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	result->errors = w.errors;
 	result->output_failed = w.output_failed;
 	free(w.files);
-	free(w.counted.slots);
-	free(w.mine.slots);
+	devino_free(&w.counted);
+	devino_free(&w.mine);
 	free(w.detail.segments);
 	free(w.detail.extent);
 }

@@ -12,22 +12,13 @@
 #include <string.h>
 
 #include "caps.h"
+#include "devino.h"
 #include "escape.h"
 #include "jobs.h"
 #include "msg.h"
 #include "progress.h"
 #include "tree.h"
 #include "xalloc.h"
-
-/* (device, inode) of what was counted, so that it is counted once. */
-struct linkset {
-	struct devino {
-		dev_t dev;
-		ino_t ino;
-	} *slots;
-	size_t cap; /* a power of two, or 0 */
-	size_t count;
-};
 
 /* Refusals (EPERM) named one by one on stderr before they are only counted. */
 #define REFUSALS_NAMED 10
@@ -36,12 +27,12 @@ struct walk {
 	const struct walk_config *cfg;
 	struct sink *sink;
 	struct agg agg;
-	struct linkset seen;
+	struct devino_map seen;
 	/* Paths may overlap when there are several operands ("db db/wal")
 	 * or with -L: then directories and the operands that are files are
 	 * remembered too (with -L every file), not only hard-linked files. */
 	bool overlap;
-	struct linkset operand_files;
+	struct devino_map operand_files;
 	uint64_t errors;
 	uint64_t refused; /* of which refused by the kernel's owner rule */
 	bool output_failed;
@@ -49,55 +40,6 @@ struct walk {
 	bool told_overlay;          /* the note on unresolved overlay files is said once */
 	struct jobs *jobs;          /* -j N, N > 1: the workers */
 };
-
-static size_t linkset_hash(dev_t dev, ino_t ino)
-{
-	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15u ^ (uint64_t)dev * 0xc2b2ae3d27d4eb4fu;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static void linkset_put(struct linkset *set, dev_t dev, ino_t ino)
-{
-	size_t mask = set->cap - 1;
-	size_t i = linkset_hash(dev, ino) & mask;
-	while (set->slots[i].ino != 0)
-		i = (i + 1) & mask;
-	set->slots[i] = (struct devino){ dev, ino };
-	set->count++;
-}
-
-static bool linkset_contains(const struct linkset *set, dev_t dev, ino_t ino)
-{
-	if (set->cap == 0)
-		return false;
-	size_t mask = set->cap - 1;
-	for (size_t i = linkset_hash(dev, ino) & mask; set->slots[i].ino != 0;
-	     i = (i + 1) & mask)
-		if (set->slots[i].dev == dev && set->slots[i].ino == ino)
-			return true;
-	return false;
-}
-
-/* True when (dev, ino) was not in the set (it is now).  Inode 0 marks an
- * empty slot; a file system that uses it simply gets no deduplication. */
-static bool linkset_insert(struct linkset *set, dev_t dev, ino_t ino)
-{
-	if (ino == 0)
-		return true;
-	if ((set->count + 1) * 4 > set->cap * 3) {
-		struct linkset bigger = { .cap = set->cap ? set->cap * 2 : 256 };
-		bigger.slots = xcalloc(bigger.cap, sizeof *bigger.slots);
-		for (size_t i = 0; i < set->cap; i++)
-			if (set->slots[i].ino != 0)
-				linkset_put(&bigger, set->slots[i].dev, set->slots[i].ino);
-		free(set->slots);
-		*set = bigger;
-	}
-	if (linkset_contains(set, dev, ino))
-		return false;
-	linkset_put(set, dev, ino);
-	return true;
-}
 
 /* "pagestat: WHAT 'PATH'" with the path shown terminal-safe. */
 static void say_path(const char *what, const char *path, size_t len)
@@ -173,14 +115,14 @@ static bool may_meet_again(const struct walk *w, const struct stat *st)
 		return w->overlap;
 	if (st->st_nlink > 1 || w->cfg->follow == FOLLOW_ALL)
 		return true;
-	return w->overlap && linkset_contains(&w->operand_files, st->st_dev, st->st_ino);
+	return w->overlap && devino_has(&w->operand_files, st->st_dev, st->st_ino);
 }
 
 /* True when this file or directory was counted before in this run. */
 static bool seen_before(struct walk *w, const struct stat *st)
 {
 	return !w->cfg->count_links && may_meet_again(w, st) &&
-	       !linkset_insert(&w->seen, st->st_dev, st->st_ino);
+	       !devino_add(&w->seen, st->st_dev, st->st_ino);
 }
 
 /* A file probed: counted, and a row when it gets one. */
@@ -400,7 +342,7 @@ static void note_operand_files(struct walk *w, char *const *operands)
 	for (size_t i = 0; operands[i]; i++) {
 		int flags = w->cfg->follow == FOLLOW_NONE ? AT_SYMLINK_NOFOLLOW : 0;
 		if (fstatat(AT_FDCWD, operands[i], &st, flags) == 0 && !S_ISDIR(st.st_mode))
-			linkset_insert(&w->operand_files, st.st_dev, st.st_ino);
+			devino_add(&w->operand_files, st.st_dev, st.st_ino);
 	}
 }
 
@@ -459,8 +401,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	result->errors = w.errors;
 	result->output_failed = w.output_failed;
 	agg_free(&w.agg);
-	free(w.seen.slots);
-	free(w.operand_files.slots);
+	devino_free(&w.seen);
+	devino_free(&w.operand_files);
 	free(w.detail.segments);
 	free(w.detail.extent);
 }
