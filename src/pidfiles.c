@@ -19,7 +19,7 @@
 #include "caps.h"
 #include "devino.h"
 #include "msg.h"
-#include "progress.h"
+#include "report.h"
 #include "xalloc.h"
 
 /* A file of one process, and how to open it. */
@@ -33,10 +33,8 @@ struct pid_file {
 
 struct pid_walk {
 	const struct walk_config *cfg;
-	struct sink *sink;
+	struct report out;
 	struct agg_sum total;
-	uint64_t errors;
-	bool output_failed;
 	struct devino_map counted; /* files inspected, over every process */
 	struct devino_map mine;    /* files of this process -> index in files */
 	struct pid_file *files;
@@ -44,27 +42,6 @@ struct pid_walk {
 	struct probe_detail detail;
 	bool told_ptrace, told_map_files;
 };
-
-static void emit(struct pid_walk *w, const char *path, size_t len,
-		 const struct pagecache_stat *stat, int error)
-{
-	struct row row = {
-		.path = path,
-		.path_len = len,
-		.type = stat ? ROW_FILE : ROW_UNKNOWN,
-		.files = stat ? 1 : 0,
-		.error = error,
-	};
-	if (stat) {
-		row.stat = *stat;
-		row.segments = w->detail.segments;
-		row.nsegments = w->detail.nsegments;
-		row.extents = w->detail.extent;
-		row.nextents = w->detail.nextents;
-	}
-	if (!sink_row(w->sink, &row))
-		w->output_failed = true;
-}
 
 /* Why a process's /proc entries were refused: permissions, which have a
  * remedy, or something beyond them, which pagestat cannot pass. */
@@ -88,7 +65,6 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 	char path[32];
 	int len = snprintf(path, sizeof path, "/proc/%ld", (long)pid);
 
-	w->errors++;
 	if (!w->cfg->quiet) {
 		msg("--pid %ld: %s\n", (long)pid, strerror(err));
 		if ((err == EACCES || err == EPERM) && !w->told_ptrace) {
@@ -96,27 +72,23 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 			explain_refused_process();
 		}
 	}
-	emit(w, path, (size_t)len, NULL, err);
+	report_error(&w->out, path, (size_t)len, ROW_UNKNOWN, err);
 }
 
 static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, int err)
 {
-	w->errors++;
-	if (!w->cfg->quiet) {
-		msg("--pid %ld: cannot inspect ", (long)pid);
-		msg_name_str(f->path);
-		msg_more(": %s\n", probe_strerror(err));
-		if (err == PROBE_EREFUSED)
-			caps_explain_eperm();
-		else if (err == EPERM && strstr(f->route, "/map_files/") && !w->told_map_files) {
-			w->told_map_files = true;
-			msg("note: a deleted file that a process maps but holds no\n"
-			    "  descriptor of can be opened only through /proc/PID/map_files,\n"
-			    "  which the kernel allows only with CAP_SYS_ADMIN or\n"
-			    "  CAP_CHECKPOINT_RESTORE; pagestat keeps neither\n");
-		}
+	char what[64];
+	snprintf(what, sizeof what, "--pid %ld: cannot inspect", (long)pid);
+	size_t len = strlen(f->path);
+	if (report_tell(&w->out, what, f->path, len, err) && err == EPERM &&
+	    strstr(f->route, "/map_files/") && !w->told_map_files) {
+		w->told_map_files = true;
+		msg("note: a deleted file that a process maps but holds no\n"
+		    "  descriptor of can be opened only through /proc/PID/map_files,\n"
+		    "  which the kernel allows only with CAP_SYS_ADMIN or\n"
+		    "  CAP_CHECKPOINT_RESTORE; pagestat keeps neither\n");
 	}
-	emit(w, f->path, strlen(f->path), NULL, err);
+	report_error(&w->out, f->path, len, ROW_UNKNOWN, err);
 }
 
 static char *copy(const char *s)
@@ -305,10 +277,11 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 		fail_file(w, pid, f, err);
 		return true;
 	}
+	size_t len = strlen(f->path);
+	report_measured(&w->out, f->path, len, &stat);
 	agg_stat_add(&w->total.stat, &stat);
 	w->total.files++;
-	progress_file(stat.cached);
-	emit(w, f->path, strlen(f->path), &stat, 0);
+	report_row(&w->out, f->path, len, ROW_FILE, &stat, 1, &w->detail);
 	return true;
 }
 
@@ -330,12 +303,12 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 		err = read_fds(w, pid);
 	/* what could be inspected before the process vanished is reported;
 	 * the rest is not, and the process is the one failure */
-	for (size_t i = 0; i < w->nfiles && !w->output_failed; i++)
+	for (size_t i = 0; i < w->nfiles && !w->out.output_failed; i++)
 		if (!inspect_file(w, pid, &w->files[i])) {
 			err = ESRCH;
 			break;
 		}
-	if (err && !w->output_failed)
+	if (err && !w->out.output_failed)
 		fail_pid(w, pid, err);
 	free_files(w);
 }
@@ -343,19 +316,20 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	     struct sink *sink, struct walk_result *result)
 {
-	struct pid_walk w = { .cfg = cfg, .sink = sink };
+	struct pid_walk w = { .cfg = cfg, .out = { .sink = sink, .quiet = cfg->quiet } };
 
 	w.total.stat.known = probe_known();
 	w.detail.nsegments = cfg->segments;
 	w.detail.extents = cfg->extents;
 	if (cfg->segments)
 		w.detail.segments = xcalloc(cfg->segments, sizeof *w.detail.segments);
-	for (size_t i = 0; i < npids && !w.output_failed; i++)
+	for (size_t i = 0; i < npids && !w.out.output_failed; i++)
 		walk_pid(&w, pids[i]);
+	report_end(&w.out);
 
 	result->total = w.total;
-	result->errors = w.errors;
-	result->output_failed = w.output_failed;
+	result->errors = w.out.errors;
+	result->output_failed = w.out.output_failed;
 	free(w.files);
 	devino_free(&w.counted);
 	devino_free(&w.mine);

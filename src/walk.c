@@ -6,26 +6,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "caps.h"
 #include "devino.h"
-#include "escape.h"
 #include "jobs.h"
 #include "msg.h"
-#include "progress.h"
+#include "report.h"
 #include "tree.h"
 #include "xalloc.h"
 
-/* Refusals (EPERM) named one by one on stderr before they are only counted. */
-#define REFUSALS_NAMED 10
-
 struct walk {
 	const struct walk_config *cfg;
-	struct sink *sink;
+	struct report out;
 	struct agg agg;
 	struct devino_map seen;
 	/* Paths may overlap when there are several operands ("db db/wal")
@@ -33,59 +25,16 @@ struct walk {
 	 * remembered too (with -L every file), not only hard-linked files. */
 	bool overlap;
 	struct devino_map operand_files;
-	uint64_t errors;
-	uint64_t refused; /* of which refused by the kernel's owner rule */
-	bool output_failed;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
-	bool told_overlay;          /* the note on unresolved overlay files is said once */
 	struct jobs *jobs;          /* -j N, N > 1: the workers */
 };
-
-/* "pagestat: WHAT 'PATH'" with the path shown terminal-safe. */
-static void say_path(const char *what, const char *path, size_t len)
-{
-	msg("%s%s", what, *what ? " " : "");
-	msg_name(path, len);
-}
-
-static void emit(struct walk *w, const char *path, size_t path_len, enum row_type type,
-		 const struct pagecache_stat *stat, uint64_t files, int error,
-		 const struct probe_detail *detail)
-{
-	struct row row = {
-		.path = path,
-		.path_len = path_len,
-		.type = type,
-		.files = files,
-		.error = error,
-	};
-	if (stat)
-		row.stat = *stat;
-	if (detail && row_has_detail(&row)) {
-		row.segments = detail->segments;
-		row.nsegments = detail->nsegments;
-		row.extents = detail->extent;
-		row.nextents = detail->nextents;
-	}
-	if (!sink_row(w->sink, &row))
-		w->output_failed = true;
-}
 
 /* A failure: told on stderr as du does, counted, and a row for JSON. */
 static void fail(struct walk *w, const char *path, size_t path_len, enum row_type type,
 		 const char *what, int err)
 {
-	w->errors++;
-	/* Without privileges a whole tree can be refused: name the first
-	 * few, explain once, and count the rest (JSON lists every one). */
-	bool told = err != PROBE_EREFUSED || w->refused++ < REFUSALS_NAMED;
-	if (!w->cfg->quiet && told) {
-		say_path(what, path, path_len);
-		msg_more(": %s\n", probe_strerror(err));
-		if (err == PROBE_EREFUSED)
-			caps_explain_eperm();
-	}
-	emit(w, path, path_len, type, NULL, 0, err, NULL);
+	report_tell(&w->out, what, path, path_len, err);
+	report_error(&w->out, path, path_len, type, err);
 }
 
 /* Rows below the operands: directories with -d N, files with -a (down
@@ -132,18 +81,10 @@ static void file_done(struct walk *w, const struct walk_event *ev)
 		fail(w, ev->path, ev->path_len, ev->type, "cannot inspect", ev->err);
 		return;
 	}
-	if (ev->stat.overlay && !w->told_overlay && !w->cfg->quiet) {
-		w->told_overlay = true;
-		say_path("", ev->path, ev->path_len);
-		msg_more(" is on overlayfs and its backing file was not found: %s.\n"
-			 "  Such files are measured through the overlay with mincore(2), which\n"
-			 "  knows cached pages only (\"backing\": null in JSON)\n",
-			 ev->stat.overlay_why);
-	}
+	report_measured(&w->out, ev->path, ev->path_len, &ev->stat);
 	agg_add(&w->agg, ev->level, &ev->stat);
-	progress_file(ev->stat.cached);
 	if (ev->row)
-		emit(w, ev->path, ev->path_len, ev->type, &ev->stat, 1, 0, ev->details);
+		report_row(&w->out, ev->path, ev->path_len, ev->type, &ev->stat, 1, ev->details);
 }
 
 /* A directory that could not be read to its end: close its subtotal. */
@@ -160,7 +101,7 @@ static void apply(void *ctx, struct walk_event *ev)
 	struct walk *w = ctx;
 	const struct agg_sum *sum;
 
-	if (w->output_failed)
+	if (w->out.output_failed)
 		return;
 	switch (ev->kind) {
 	case EV_FILE:
@@ -172,8 +113,8 @@ static void apply(void *ctx, struct walk_event *ev)
 	case EV_LEAVE:
 		sum = agg_leave(&w->agg, ev->level);
 		if (ev->row)
-			emit(w, ev->path, ev->path_len, ROW_DIRECTORY, &sum->stat, sum->files, 0,
-			     NULL);
+			report_row(&w->out, ev->path, ev->path_len, ROW_DIRECTORY, &sum->stat,
+				   sum->files, NULL);
 		break;
 	case EV_FAIL:
 		if (ev->abandon)
@@ -182,7 +123,7 @@ static void apply(void *ctx, struct walk_event *ev)
 		break;
 	case EV_SYMLINK:
 		if (!w->cfg->quiet) {
-			say_path("", ev->path, ev->path_len);
+			report_say("", ev->path, ev->path_len);
 			msg_more(" is a symbolic link: not followed with -P (-H, the default, "
 				 "follows it)\n");
 		}
@@ -352,20 +293,20 @@ static bool walk_operand(struct walk *w, const char *operand)
 	/* an empty name is no file; du reports it in its place */
 	if (operand[0] == '\0') {
 		fail(w, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
-		return !w->output_failed;
+		return !w->out.output_failed;
 	}
 	struct tree *tree = tree_open(operand, tree_flags(w->cfg));
 	const struct tree_ent *p;
-	while (!w->output_failed && (p = tree_read(tree)))
+	while (!w->out.output_failed && (p = tree_read(tree)))
 		visit(w, tree, p);
 	tree_close(tree);
-	return !w->output_failed;
+	return !w->out.output_failed;
 }
 
 void walk_run(const struct walk_config *cfg, char *const *operands,
 	      struct sink *sink, struct walk_result *result)
 {
-	struct walk w = { .cfg = cfg, .sink = sink };
+	struct walk w = { .cfg = cfg, .out = { .sink = sink, .quiet = cfg->quiet } };
 
 	w.overlap = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
 	if (w.overlap)
@@ -390,16 +331,11 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 		;
 	if (w.jobs)
 		jobs_stop(w.jobs);
-
-	if (w.refused > REFUSALS_NAMED && !cfg->quiet) {
-		msg("%" PRIu64 " more file%s refused (Operation not permitted) left out of the "
-		    "figures; JSON lists each\n",
-		    w.refused - REFUSALS_NAMED, w.refused - REFUSALS_NAMED > 1 ? "s" : "");
-	}
+	report_end(&w.out);
 
 	result->total = *agg_total(&w.agg);
-	result->errors = w.errors;
-	result->output_failed = w.output_failed;
+	result->errors = w.out.errors;
+	result->output_failed = w.out.output_failed;
 	agg_free(&w.agg);
 	devino_free(&w.seen);
 	devino_free(&w.operand_files);

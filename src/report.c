@@ -1,0 +1,93 @@
+/* What an inspection tells: rows to the sink, failures on stderr too, counted. */
+#include <config.h>
+
+#include "report.h"
+
+#include <inttypes.h>
+
+#include "caps.h"
+#include "msg.h"
+#include "progress.h"
+
+/* Refusals (EPERM) named one by one on stderr before they are only counted. */
+#define REFUSALS_NAMED 10
+
+void report_say(const char *what, const char *path, size_t len)
+{
+	msg("%s%s", what, *what ? " " : "");
+	msg_name(path, len);
+}
+
+void report_row(struct report *rep, const char *path, size_t len, enum row_type type,
+		const struct pagecache_stat *stat, uint64_t files,
+		const struct probe_detail *detail)
+{
+	struct row row = {
+		.path = path,
+		.path_len = len,
+		.type = type,
+		.stat = *stat,
+		.files = files,
+	};
+	if (detail && row_has_detail(&row)) {
+		row.segments = detail->segments;
+		row.nsegments = detail->nsegments;
+		row.extents = detail->extent;
+		row.nextents = detail->nextents;
+	}
+	if (!sink_row(rep->sink, &row))
+		rep->output_failed = true;
+}
+
+void report_measured(struct report *rep, const char *path, size_t len,
+		     const struct pagecache_stat *stat)
+{
+	if (stat->overlay && !rep->told_overlay && !rep->quiet) {
+		rep->told_overlay = true;
+		report_say("", path, len);
+		msg_more(" is on overlayfs and its backing file was not found: %s.\n"
+			 "  Such files are measured through the overlay with mincore(2), which\n"
+			 "  knows cached pages only (\"backing\": null in JSON)\n",
+			 stat->overlay_why);
+	}
+	progress_file(stat->cached);
+}
+
+bool report_tell(struct report *rep, const char *what, const char *path, size_t len, int err)
+{
+	/* Without privileges a whole tree can be refused: name the first
+	 * few, explain once, and count the rest (JSON lists every one). */
+	if (err == PROBE_EREFUSED && rep->refused++ >= REFUSALS_NAMED)
+		return false;
+	if (rep->quiet)
+		return false;
+	report_say(what, path, len);
+	msg_more(": %s\n", probe_strerror(err));
+	if (err == PROBE_EREFUSED)
+		caps_explain_eperm();
+	return true;
+}
+
+void report_error(struct report *rep, const char *path, size_t len, enum row_type type,
+		  int err)
+{
+	struct row row = {
+		.path = path,
+		.path_len = len,
+		.type = type,
+		.error = err,
+	};
+
+	rep->errors++;
+	if (!sink_row(rep->sink, &row))
+		rep->output_failed = true;
+}
+
+void report_end(const struct report *rep)
+{
+	if (rep->refused <= REFUSALS_NAMED || rep->quiet)
+		return;
+	uint64_t more = rep->refused - REFUSALS_NAMED;
+	msg("%" PRIu64 " more file%s refused (Operation not permitted) left out of the "
+	    "figures; JSON lists each\n", more, more > 1 ? "s" : "");
+}

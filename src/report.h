@@ -1,0 +1,50 @@
+/* What an inspection tells: rows to the sink, failures on stderr too, counted. */
+#ifndef PAGESTAT_REPORT_H
+#define PAGESTAT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "columns.h"
+#include "probe.h"
+#include "sink.h"
+
+/* Shared by the walk (walk.c) and --pid (pidfiles.c). */
+struct report {
+	struct sink *sink;
+	bool quiet;         /* -q: failures are counted and get rows, untold */
+	uint64_t errors;    /* files and directories that could not be inspected */
+	uint64_t refused;   /* of which refused by the kernel's owner rule */
+	bool output_failed; /* the sink could not write: the inspection stops */
+	bool told_overlay;  /* the note on unresolved overlay files is said once */
+};
+
+/* "pagestat: WHAT 'PATH'" (WHAT may be empty), the path terminal-safe;
+ * msg_more() says the rest. */
+void report_say(const char *what, const char *path, size_t len);
+
+/* A file's or a directory's row; detail (or NULL) holds a file's
+ * segments and extents. */
+void report_row(struct report *rep, const char *path, size_t len, enum row_type type,
+		const struct pagecache_stat *stat, uint64_t files,
+		const struct probe_detail *detail);
+
+/* A file measured (before it is added up): the progress meter, and the
+ * note on overlay files measured through the overlay, said once. */
+void report_measured(struct report *rep, const char *path, size_t len,
+		     const struct pagecache_stat *stat);
+
+/* "pagestat: WHAT 'PATH': ERROR", unless -q or it is a refusal past the
+ * first few (those are summed up by report_end); after the first
+ * refusal, its remedy.  True when told, so that a note may follow. */
+bool report_tell(struct report *rep, const char *what, const char *path, size_t len, int err);
+
+/* A failure counted, and its row (JSON lists every one). */
+void report_error(struct report *rep, const char *path, size_t len, enum row_type type,
+		  int err);
+
+/* After the inspection: the refusals that were not named. */
+void report_end(const struct report *rep);
+
+#endif
