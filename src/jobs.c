@@ -381,7 +381,8 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 	apply_ready(jobs);
 }
 
-void jobs_drain(struct jobs *jobs)
+/* Applies every event handed over, waiting for the workers. */
+static void drain(struct jobs *jobs)
 {
 	while (jobs->head < jobs->tail)
 		apply_head(jobs);
@@ -456,7 +457,7 @@ struct jobs *jobs_start(const struct jobs_config *cfg)
 
 void jobs_stop(struct jobs *jobs)
 {
-	jobs_drain(jobs);
+	drain(jobs);
 	dir_release(jobs, jobs->cwd);
 	jobs->cwd = NULL;
 	join_all(jobs);

@@ -3,9 +3,12 @@
 #define PAGESTAT_WALK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "aggregate.h"
+#include "columns.h"
 #include "probe.h"
 #include "sink.h"
 
@@ -39,5 +42,36 @@ struct walk_result {
 
 void walk_run(const struct walk_config *cfg, char *const *operands,
 	      struct sink *sink, struct walk_result *result);
+
+enum walk_event_kind {
+	EV_FILE,    /* probe accpath, then a count and maybe a row */
+	EV_ENTER,   /* a directory's subtotal opens */
+	EV_LEAVE,   /* a directory's subtotal closes, maybe a row */
+	EV_FAIL,    /* something could not be inspected */
+	EV_SYMLINK, /* -P: an operand that is a symbolic link, not followed */
+};
+
+/* One thing the walk met, in walk order: what the rows, totals and
+ * messages need, without the tree's entry (which it reuses).  With -j
+ * the workers (jobs.c) probe its file. */
+struct walk_event {
+	enum walk_event_kind kind;
+	enum row_type type;
+	long level;
+	bool row;       /* EV_FILE, EV_LEAVE: it gets a row */
+	bool abandon;   /* EV_FAIL: close the directory's subtotal first */
+	const char *path;
+	size_t path_len;
+	const char *what; /* EV_FAIL: "cannot access", ... */
+	int err;          /* EV_FAIL; EV_FILE once probed */
+	/* EV_FILE: what to open and check, and what was measured */
+	int dirfd;              /* accpath is relative to it (the walk's: only while submitted) */
+	const char *accpath;
+	const struct stat *seen;
+	bool follow;
+	bool detail;    /* segments and extents too */
+	struct probe_detail *details;
+	struct pagecache_stat stat;
+};
 
 #endif
