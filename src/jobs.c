@@ -161,7 +161,7 @@ static void probe_slot(const struct jobs *jobs, struct slot *s, struct worker_di
 {
 	struct walk_event *ev = &s->ev;
 	ev->err = probe_path_at(dir_fd(s, own), ev->accpath, &s->seen, ev->follow,
-				&jobs->cfg.range, ev->detail ? &s->detail : NULL, &ev->stat);
+				jobs->cfg.probe, ev->details, &ev->stat);
 	keep_backing(s);
 }
 
@@ -354,19 +354,13 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 		s->seen.st_dev = ev->seen->st_dev;
 		s->seen.st_ino = ev->seen->st_ino;
 		s->ev.seen = &s->seen;
-		s->ev.details = NULL;
-		if (ev->detail) {
-			if (jobs->cfg.segments && !s->detail.segments)
-				s->detail.segments = xcalloc(jobs->cfg.segments,
-							     sizeof *s->detail.segments);
-			s->ev.details = &s->detail;
-		}
+		s->ev.details = ev->details ? &s->detail : NULL;
 		if (dir) {
 			dir->refs++;
 		} else {
 			/* no descriptor of "." (out of them): probe it here, now */
 			s->ev.err = probe_path_at(ev->dirfd, s->ev.accpath, &s->seen, ev->follow,
-						  &jobs->cfg.range, s->ev.details, &s->ev.stat);
+						  jobs->cfg.probe, s->ev.details, &s->ev.stat);
 			keep_backing(s);
 		}
 	}
@@ -391,7 +385,8 @@ static void drain(struct jobs *jobs)
 static size_t ring_slots(const struct jobs_config *cfg)
 {
 	size_t slots = RING_SLOTS;
-	while (slots > 16 && slots * cfg->segments * sizeof(struct segment) > RING_SEGMENT_BYTES)
+	while (slots > 16 &&
+	       slots * cfg->probe->segments * sizeof(struct segment) > RING_SEGMENT_BYTES)
 		slots /= 2;
 	return slots;
 }
@@ -401,8 +396,7 @@ static void jobs_free(struct jobs *jobs)
 	for (size_t i = 0; i <= jobs->mask; i++) {
 		free(jobs->slots[i].text);
 		free(jobs->slots[i].backing);
-		free(jobs->slots[i].detail.segments);
-		free(jobs->slots[i].detail.extent);
+		probe_detail_free(&jobs->slots[i].detail);
 	}
 	free(jobs->slots);
 	free(jobs->threads);
@@ -432,10 +426,6 @@ struct jobs *jobs_start(const struct jobs_config *cfg)
 	jobs->slots = xcalloc(slots, sizeof *jobs->slots);
 	jobs->mask = slots - 1;
 	jobs->batch = slots / 8 < BATCH_MAX ? slots / 8 : BATCH_MAX;
-	for (size_t i = 0; i < slots; i++) {
-		jobs->slots[i].detail.nsegments = cfg->segments;
-		jobs->slots[i].detail.extents = cfg->extents;
-	}
 	pthread_mutex_init(&jobs->lock, NULL);
 	pthread_cond_init(&jobs->work, NULL);
 	pthread_cond_init(&jobs->done, NULL);

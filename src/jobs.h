@@ -11,9 +11,7 @@
 /* What the workers measure, and who takes the events back, in order. */
 struct jobs_config {
 	unsigned workers;
-	struct probe_range range;
-	unsigned segments;
-	enum extent_mode extents;
+	const struct probe_request *probe;
 	/* Called on the walk's thread, in walk order, for every event;
 	 * an EV_FILE comes with err and stat (and details) filled. */
 	void (*apply)(void *ctx, struct walk_event *ev);

@@ -86,6 +86,11 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		.time = watch ? watch_time(watch) : NULL,
 		.later_sample = later,
 	};
+	struct probe_request probe = {
+		.range = opts->range,
+		.segments = opts->segments,
+		.extents = opts->extents,
+	};
 	struct walk_config walk_cfg = {
 		.follow = opts->follow,
 		.one_file_system = opts->one_file_system,
@@ -94,9 +99,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		.quiet = opts->quiet,
 		.utf8 = sink_cfg.utf8,
 		.max_depth = opts->max_depth,
-		.range = opts->range,
-		.segments = opts->segments,
-		.extents = opts->extents,
+		.probe = &probe,
 		.excludes = opts->excludes,
 		.nexcludes = opts->nexcludes,
 		.jobs = opts->jobs,

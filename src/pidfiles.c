@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,10 +264,10 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 	int fd = -1;
 	struct stat st;
 	struct pagecache_stat stat;
+	struct probe_detail *detail = probe_wants_detail(w->cfg->probe) ? &w->detail : NULL;
 	int err = open_file(f, &fd, &st);
 	if (!err) {
-		bool detail = w->detail.nsegments || w->detail.extents != EXTENTS_NONE;
-		err = probe_fd(fd, &st, &w->cfg->range, detail ? &w->detail : NULL, &stat);
+		err = probe_fd(fd, &st, w->cfg->probe, detail, &stat);
 		close(fd);
 	}
 	if (err == ENOENT && vanished(pid))
@@ -281,7 +280,7 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 	report_measured(&w->out, f->path, len, &stat);
 	agg_stat_add(&w->total.stat, &stat);
 	w->total.files++;
-	report_row(&w->out, f->path, len, ROW_FILE, &stat, 1, &w->detail);
+	report_row(&w->out, f->path, len, ROW_FILE, &stat, 1, detail);
 	return true;
 }
 
@@ -319,10 +318,6 @@ void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	struct pid_walk w = { .cfg = cfg, .out = { .sink = sink, .quiet = cfg->quiet } };
 
 	w.total.stat.known = probe_known();
-	w.detail.nsegments = cfg->segments;
-	w.detail.extents = cfg->extents;
-	if (cfg->segments)
-		w.detail.segments = xcalloc(cfg->segments, sizeof *w.detail.segments);
 	for (size_t i = 0; i < npids && !w.out.output_failed; i++)
 		walk_pid(&w, pids[i]);
 	report_end(&w.out);
@@ -333,6 +328,5 @@ void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	free(w.files);
 	devino_free(&w.counted);
 	devino_free(&w.mine);
-	free(w.detail.segments);
-	free(w.detail.extent);
+	probe_detail_free(&w.detail);
 }

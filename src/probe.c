@@ -33,12 +33,11 @@
 #define PROBE_ENOBACKING (-100)
 
 static enum probe_method chosen = PROBE_CACHESTAT;
-/* The method for the file being measured: mincore on overlayfs when its
- * backing file cannot be found.  Per thread, as the buffer and the file
- * system cache below: with -j the workers measure files side by side. */
-static __thread enum probe_method method_now;
 static int fallback_errno;
 static uint64_t page_size;
+/* mincore's residency vector, one window's worth, and (fs_type) the last
+ * file systems met: per thread, as with -j the workers measure side by
+ * side. */
 static __thread unsigned char *mincore_vec;
 
 static int sys_cachestat(int fd, uint64_t off, uint64_t len, struct cachestat *cs)
@@ -164,6 +163,16 @@ static bool mincore_allowed(int fd, const struct stat *st)
 	       faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
 }
 
+/* The file being measured, as the measuring functions share it. */
+struct measure {
+	int fd;
+	/* the chosen method, or mincore for an overlay file whose backing
+	 * file was not found */
+	enum probe_method method;
+	uint64_t start, end;           /* the range clipped to the file, in bytes */
+	uint64_t first_page, end_page; /* the pages it touches */
+};
+
 /* Appends the pages [first, end) to the runs in detail, merging it with
  * the last run when they touch.  Runs are in pages until finish_extents. */
 static void add_run(struct probe_detail *detail, uint64_t first, uint64_t end)
@@ -186,7 +195,7 @@ static void add_run(struct probe_detail *detail, uint64_t first, uint64_t end)
 
 /* Cached pages in [first_page, end_page) by mincore, a window at a time;
  * with runs, the cached runs are appended to it too. */
-static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
+static int measure_mincore(const struct measure *m, uint64_t first_page, uint64_t end_page,
 			   uint64_t *cached, struct probe_detail *runs)
 {
 	*cached = 0;
@@ -197,7 +206,7 @@ static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
 		if (count > MINCORE_WINDOW / page_size)
 			count = MINCORE_WINDOW / page_size;
 		size_t len = (size_t)(count * page_size);
-		void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, fd,
+		void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, m->fd,
 				 (off_t)(page * page_size));
 		if (map == MAP_FAILED)
 			return errno;
@@ -217,14 +226,15 @@ static int measure_mincore(int fd, uint64_t first_page, uint64_t end_page,
 	return 0;
 }
 
-/* Cached pages in [first_page, end_page), by the chosen method. */
-static int count_cached(int fd, uint64_t first_page, uint64_t end_page, uint64_t *cached)
+/* Cached pages in [first_page, end_page), by the file's method. */
+static int count_cached(const struct measure *m, uint64_t first_page, uint64_t end_page,
+			uint64_t *cached)
 {
-	if (method_now == PROBE_MINCORE)
-		return measure_mincore(fd, first_page, end_page, cached, NULL);
+	if (m->method == PROBE_MINCORE)
+		return measure_mincore(m, first_page, end_page, cached, NULL);
 
 	struct cachestat cs;
-	if (sys_cachestat(fd, first_page * page_size, (end_page - first_page) * page_size,
+	if (sys_cachestat(m->fd, first_page * page_size, (end_page - first_page) * page_size,
 			  &cs) != 0)
 		return errno == EPERM ? PROBE_EREFUSED : errno;
 	*cached = cs.nr_cache;
@@ -235,8 +245,8 @@ static int count_cached(int fd, uint64_t first_page, uint64_t end_page, uint64_t
  * halve the range until each part is wholly cached or wholly not, so the
  * calls grow with the number of runs, not with the size of the range.
  * The right half's count is what the left half leaves. */
-static int bisect_cached(int fd, uint64_t first, uint64_t end, uint64_t cached,
-			 struct probe_detail *detail)
+static int bisect_cached(const struct measure *m, uint64_t first, uint64_t end,
+			 uint64_t cached, struct probe_detail *detail)
 {
 	if (cached == 0)
 		return 0;
@@ -245,29 +255,28 @@ static int bisect_cached(int fd, uint64_t first, uint64_t end, uint64_t cached,
 		return 0;
 	}
 	uint64_t mid = first + (end - first) / 2, left = 0;
-	int err = count_cached(fd, first, mid, &left);
+	int err = count_cached(m, first, mid, &left);
 	if (err)
 		return err;
 	if (left > mid - first)
 		left = mid - first;
-	err = bisect_cached(fd, first, mid, left, detail);
+	err = bisect_cached(m, first, mid, left, detail);
 	if (err)
 		return err;
-	return bisect_cached(fd, mid, end, cached > left ? cached - left : 0, detail);
+	return bisect_cached(m, mid, end, cached > left ? cached - left : 0, detail);
 }
 
-/* The runs in detail, in pages of [first_page, end_page), become byte
- * extents of [start, end): the runs themselves, or the gaps between them
- * with -e missing. */
-static void finish_extents(struct probe_detail *detail, uint64_t first_page,
-			   uint64_t end_page, uint64_t start, uint64_t end)
+/* The runs in detail, in pages of the file's range, become byte extents
+ * of it: the runs themselves, or the gaps between them with -e missing. */
+static void finish_extents(const struct measure *m, enum extent_mode mode,
+			   struct probe_detail *detail)
 {
 	size_t n = detail->nextents;
 	struct extent *v = detail->extent;
 
-	if (detail->extents == EXTENTS_MISSING) {
+	if (mode == EXTENTS_MISSING) {
 		/* gap k ends where run k starts: written at k, after run k is read */
-		uint64_t from = first_page;
+		uint64_t from = m->first_page;
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct extent run = v[i];
@@ -275,41 +284,40 @@ static void finish_extents(struct probe_detail *detail, uint64_t first_page,
 				v[k++] = (struct extent){ from, run.offset - from };
 			from = run.offset + run.length;
 		}
-		if (from < end_page) {
+		if (from < m->end_page) {
 			if (k >= detail->extents_cap) {
 				detail->extents_cap = k + 1;
 				v = detail->extent = xrealloc(v, detail->extents_cap * sizeof *v);
 			}
-			v[k++] = (struct extent){ from, end_page - from };
+			v[k++] = (struct extent){ from, m->end_page - from };
 		}
 		n = detail->nextents = k;
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t lo = v[i].offset * page_size, hi = (v[i].offset + v[i].length) * page_size;
-		if (lo < start)
-			lo = start;
-		if (hi > end)
-			hi = end;
+		if (lo < m->start)
+			lo = m->start;
+		if (hi > m->end)
+			hi = m->end;
 		v[i] = (struct extent){ lo, hi - lo };
 	}
 }
 
-/* -S: N parts of [first_page, end_page) as equal as whole pages allow. */
-static int measure_segments(int fd, uint64_t first_page, uint64_t end_page, uint64_t start,
-			    uint64_t end, struct probe_detail *detail)
+/* -S: nsegments parts of the file's pages, as equal as whole pages allow. */
+static int measure_segments(const struct measure *m, struct probe_detail *detail)
 {
-	uint64_t pages = end_page - first_page, n = detail->nsegments;
+	uint64_t pages = m->end_page - m->first_page, n = detail->nsegments;
 
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t a = first_page + (uint64_t)((unsigned __int128)pages * i / n);
-		uint64_t b = first_page + (uint64_t)((unsigned __int128)pages * (i + 1) / n);
-		uint64_t lo = a * page_size < start ? start : a * page_size;
-		uint64_t hi = b * page_size > end ? end : b * page_size;
+		uint64_t a = m->first_page + (uint64_t)((unsigned __int128)pages * i / n);
+		uint64_t b = m->first_page + (uint64_t)((unsigned __int128)pages * (i + 1) / n);
+		uint64_t lo = a * page_size < m->start ? m->start : a * page_size;
+		uint64_t hi = b * page_size > m->end ? m->end : b * page_size;
 		struct segment *seg = &detail->segments[i];
 		*seg = (struct segment){ .offset = lo, .length = hi > lo ? hi - lo : 0,
 					 .pages = b - a };
 		if (a < b) {
-			int err = count_cached(fd, a, b, &seg->cached);
+			int err = count_cached(m, a, b, &seg->cached);
 			if (err)
 				return err;
 		}
@@ -317,21 +325,23 @@ static int measure_segments(int fd, uint64_t first_page, uint64_t end_page, uint
 	return 0;
 }
 
-static int measure_detail(int fd, uint64_t first_page, uint64_t end_page, uint64_t start,
-			  uint64_t end, uint64_t cached, struct probe_detail *detail)
+/* Segments and extents of a range that is not empty, `cached` pages of
+ * it cached. */
+static int measure_detail(const struct measure *m, enum extent_mode extents, uint64_t cached,
+			  struct probe_detail *detail)
 {
 	int err = 0;
 
 	if (detail->nsegments)
-		err = measure_segments(fd, first_page, end_page, start, end, detail);
-	if (err || detail->extents == EXTENTS_NONE)
+		err = measure_segments(m, detail);
+	if (err || extents == EXTENTS_NONE)
 		return err;
-	if (method_now == PROBE_MINCORE)
-		err = measure_mincore(fd, first_page, end_page, &cached, detail);
+	if (m->method == PROBE_MINCORE)
+		err = measure_mincore(m, m->first_page, m->end_page, &cached, detail);
 	else
-		err = bisect_cached(fd, first_page, end_page, cached, detail);
+		err = bisect_cached(m, m->first_page, m->end_page, cached, detail);
 	if (err == 0)
-		finish_extents(detail, first_page, end_page, start, end);
+		finish_extents(m, extents, detail);
 	return err;
 }
 
@@ -364,13 +374,76 @@ static int file_size(int fd, const struct stat *st, uint64_t *size)
 	return 0;
 }
 
+/* The counters of the file's range, which is not empty. */
+static int measure_counters(const struct measure *m, const struct stat *st,
+			    struct pagecache_stat *out)
+{
+	if (m->method == PROBE_MINCORE) {
+		if (!mincore_allowed(m->fd, st))
+			return PROBE_EREFUSED;
+		return measure_mincore(m, m->first_page, m->end_page, &out->cached, NULL);
+	}
+	struct cachestat cs;
+	/* The exact length, not 0 ("to the end"): pages appended since the
+	 * fstat would otherwise be counted against the smaller size. */
+	if (sys_cachestat(m->fd, m->start, m->end - m->start, &cs) != 0)
+		return errno == EPERM ? PROBE_EREFUSED
+		       : errno == EOPNOTSUPP ? PROBE_EHUGETLB : errno;
+	out->cached = cs.nr_cache;
+	out->dirty = cs.nr_dirty;
+	out->writeback = cs.nr_writeback;
+	out->evicted = cs.nr_evicted;
+	out->recently_evicted = cs.nr_recently_evicted;
+	return 0;
+}
+
+/* The request's range of the file fd (st: its fstat, size: its size) by
+ * method: the counters into out, segments and extents into detail. */
+static int measure_range(int fd, const struct stat *st, uint64_t size, enum probe_method method,
+			 const struct probe_request *req, struct probe_detail *detail,
+			 struct pagecache_stat *out)
+{
+	struct measure m = { .fd = fd, .method = method };
+
+	/* Clip the range to the file: an offset past the end is empty. */
+	m.start = req->range.offset < size ? req->range.offset : size;
+	m.end = size;
+	if (req->range.length && req->range.length < m.end - m.start)
+		m.end = m.start + req->range.length;
+
+	out->known = method == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
+	out->size = m.end - m.start;
+	if (detail) {
+		detail->nextents = 0;
+		detail->nsegments = req->segments;
+		if (req->segments && !detail->segments)
+			detail->segments = xcalloc(req->segments, sizeof *detail->segments);
+	}
+	if (m.start == m.end) {
+		for (unsigned i = 0; detail && i < detail->nsegments; i++)
+			detail->segments[i] = (struct segment){ .offset = m.start };
+		return 0;
+	}
+	m.first_page = m.start / page_size;
+	m.end_page = (m.end - 1) / page_size + 1;
+	out->pages = m.end_page - m.first_page;
+
+	int err = measure_counters(&m, st, out);
+	if (err == 0 && detail)
+		err = measure_detail(&m, req->extents, out->cached, detail);
+	return err;
+}
+
+static int measure_fd(int fd, const struct stat *st, const struct probe_request *req,
+		      struct probe_detail *detail, struct pagecache_stat *out, int depth);
+
 /* The backing file of an overlay file, opened as any file is, checked to
- * be the one found, and measured in its place. */
-static int probe_backing(int fd, const struct stat *st, const struct probe_range *range,
-			 struct probe_detail *detail, struct pagecache_stat *out,
+ * be the one found, and measured in its place; depth: overlays below
+ * this one. */
+static int probe_backing(int fd, const struct stat *st, const struct probe_request *req,
+			 struct probe_detail *detail, struct pagecache_stat *out, int depth,
 			 const char **why)
 {
-	static __thread int depth;
 	const char *path;
 	struct stat found, bst;
 
@@ -392,9 +465,7 @@ static int probe_backing(int fd, const struct stat *st, const struct probe_range
 		*why = "its backing file changed while it was looked up";
 		err = PROBE_ENOBACKING;
 	} else {
-		depth++;
-		err = probe_fd(bfd, &bst, range, detail, out);
-		depth--;
+		err = measure_fd(bfd, &bst, req, detail, out, depth + 1);
 		/* nested: the innermost file, in the same buffer */
 		if (err == 0 && !out->backing)
 			out->backing = path;
@@ -403,8 +474,8 @@ static int probe_backing(int fd, const struct stat *st, const struct probe_range
 	return err;
 }
 
-int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
-	     struct probe_detail *detail, struct pagecache_stat *out)
+static int measure_fd(int fd, const struct stat *st, const struct probe_request *req,
+		      struct probe_detail *detail, struct pagecache_stat *out, int depth)
 {
 	uint64_t size;
 	int err = file_size(fd, st, &size);
@@ -420,66 +491,24 @@ int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
 	bool overlay = type == OVERLAYFS_SUPER_MAGIC && chosen == PROBE_CACHESTAT;
 	const char *why = NULL;
 	if (overlay) {
-		err = probe_backing(fd, st, range, detail, out, &why);
+		err = probe_backing(fd, st, req, detail, out, depth, &why);
 		if (err != PROBE_ENOBACKING)
 			return err;
 	}
-	method_now = overlay ? PROBE_MINCORE : chosen;
-
-	/* Clip the range to the file: an offset past the end is empty. */
-	uint64_t start = range->offset < size ? range->offset : size;
-	uint64_t end = size;
-	if (range->length && range->length < end - start)
-		end = start + range->length;
-
 	memset(out, 0, sizeof *out);
-	out->known = method_now == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
 	out->overlay = overlay;
 	out->overlay_why = why;
-	out->size = end - start;
-	if (detail)
-		detail->nextents = 0;
-	if (start == end) {
-		for (unsigned i = 0; detail && i < detail->nsegments; i++)
-			detail->segments[i] = (struct segment){ .offset = start };
-		return 0;
-	}
-
-	uint64_t first_page = start / page_size;
-	uint64_t end_page = (end - 1) / page_size + 1;
-	out->pages = end_page - first_page;
-
-	if (method_now == PROBE_MINCORE) {
-		if (!mincore_allowed(fd, st))
-			return PROBE_EREFUSED;
-		err = measure_mincore(fd, first_page, end_page, &out->cached, NULL);
-	} else {
-		struct cachestat cs;
-		/* The exact length, not 0 ("to the end"): pages appended since
-		 * the fstat would otherwise be counted against the smaller size. */
-		if (sys_cachestat(fd, start, end - start, &cs) != 0)
-			return errno == EPERM ? PROBE_EREFUSED
-			       : errno == EOPNOTSUPP ? PROBE_EHUGETLB : errno;
-		out->cached = cs.nr_cache;
-		out->dirty = cs.nr_dirty;
-		out->writeback = cs.nr_writeback;
-		out->evicted = cs.nr_evicted;
-		out->recently_evicted = cs.nr_recently_evicted;
-	}
-	if (err == 0 && detail)
-		err = measure_detail(fd, first_page, end_page, start, end, out->cached, detail);
-	return err;
+	return measure_range(fd, st, size, overlay ? PROBE_MINCORE : chosen, req, detail, out);
 }
 
-int probe_path(const char *path, const struct stat *seen, bool follow,
-	       const struct probe_range *range, struct probe_detail *detail,
-	       struct pagecache_stat *out)
+int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
+	     struct probe_detail *detail, struct pagecache_stat *out)
 {
-	return probe_path_at(AT_FDCWD, path, seen, follow, range, detail, out);
+	return measure_fd(fd, st, req, detail, out, 0);
 }
 
 int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
-		  const struct probe_range *range, struct probe_detail *detail,
+		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out)
 {
 	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
@@ -497,7 +526,7 @@ int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool fol
 	else if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
 		err = PROBE_ECHANGED;
 	else
-		err = probe_fd(fd, &st, range, detail, out);
+		err = probe_fd(fd, &st, req, detail, out);
 	close(fd);
 	return err;
 }
@@ -527,11 +556,17 @@ const char *probe_strerror(int err)
 	}
 }
 
+void probe_detail_free(struct probe_detail *detail)
+{
+	free(detail->segments);
+	free(detail->extent);
+	*detail = (struct probe_detail){ 0 };
+}
+
 void probe_free(void)
 {
 	overlay_free();
-	free(mincore_vec);
-	mincore_vec = NULL;
+	probe_thread_end();
 }
 
 const char *probe_errname(int err)

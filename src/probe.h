@@ -51,12 +51,25 @@ struct extent {
 
 enum extent_mode { EXTENTS_NONE, EXTENTS_CACHED, EXTENTS_MISSING };
 
-/* What to measure beyond the counters, for a file that gets a row. */
+/* What is measured in each file: its range, and for a file that gets a
+ * row, -S and -e. */
+struct probe_request {
+	struct probe_range range;
+	unsigned segments;        /* -S N, or 0 */
+	enum extent_mode extents; /* -e */
+};
+
+static inline bool probe_wants_detail(const struct probe_request *req)
+{
+	return req->segments || req->extents != EXTENTS_NONE;
+}
+
+/* What the probe measures beyond the counters (segments, extents) for
+ * one request; its buffers are kept from file to file. */
 struct probe_detail {
-	unsigned nsegments;        /* -S N, or 0 */
-	struct segment *segments;  /* nsegments entries, filled by the probe */
-	enum extent_mode extents;  /* -e */
-	struct extent *extent;     /* grown by the probe, reused file after file */
+	struct segment *segments;  /* nsegments entries: the request's -S N */
+	unsigned nsegments;
+	struct extent *extent;     /* nextents entries */
 	size_t nextents, extents_cap;
 };
 
@@ -85,28 +98,26 @@ int probe_fallback_errno(void);
 unsigned probe_known(void);
 uint64_t probe_page_size(void);
 
-/* Open path (relative to the current directory), check that it is still
- * the file the walk saw (same device and inode) and measure the range.
- * follow: the walk stat()ed through a symbolic link, so open through it.
- * Returns 0, an errno value or a PROBE_E* code. */
-int probe_path(const char *path, const struct stat *seen, bool follow,
-	       const struct probe_range *range, struct probe_detail *detail,
-	       struct pagecache_stat *out);
-
-/* The same, with path relative to the directory dirfd (or AT_FDCWD). */
+/* Open path (relative to the directory dirfd, or AT_FDCWD), check that
+ * it is still the file the walk saw (same device and inode) and measure
+ * the request's range; with detail (else NULL), its segments and extents
+ * too.  follow: the walk stat()ed through a symbolic link, so open
+ * through it.  Returns 0, an errno value or a PROBE_E* code. */
 int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
-		  const struct probe_range *range, struct probe_detail *detail,
+		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out);
+
+/* The same for an open regular file or block device (st: its fstat). */
+int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
+	     struct probe_detail *detail, struct pagecache_stat *out);
 
 /* A thread that measured files frees what it kept for the next one. */
 void probe_thread_end(void);
 
-/* Measure an open regular file or block device; with detail (or NULL),
- * its segments and extents too. */
-int probe_fd(int fd, const struct stat *st, const struct probe_range *range,
-	     struct probe_detail *detail, struct pagecache_stat *out);
+/* Frees a detail's buffers. */
+void probe_detail_free(struct probe_detail *detail);
 
-/* Text and symbolic name ("EACCES") of a probe_path() failure; the name
+/* Text and symbolic name ("EACCES") of a probe failure; the name
  * is NULL for the PROBE_E* codes that have no errno. */
 const char *probe_strerror(int err);
 const char *probe_errname(int err);

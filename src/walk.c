@@ -6,14 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <stdlib.h>
 
 #include "devino.h"
 #include "jobs.h"
 #include "msg.h"
 #include "report.h"
 #include "tree.h"
-#include "xalloc.h"
 
 struct walk {
 	const struct walk_config *cfg;
@@ -140,7 +138,7 @@ static void deliver(struct walk *w, struct walk_event *ev)
 	}
 	if (ev->kind == EV_FILE)
 		ev->err = probe_path_at(ev->dirfd, ev->accpath, ev->seen, ev->follow,
-					&w->cfg->range, ev->details, &ev->stat);
+					w->cfg->probe, ev->details, &ev->stat);
 	apply(w, ev);
 }
 
@@ -154,8 +152,7 @@ static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_eve
 	ev->kind = EV_FILE;
 	ev->type = type;
 	ev->row = file_row(w, p->level);
-	ev->detail = ev->row && (w->detail.nsegments || w->detail.extents != EXTENTS_NONE);
-	ev->details = ev->detail ? &w->detail : NULL;
+	ev->details = ev->row && probe_wants_detail(w->cfg->probe) ? &w->detail : NULL;
 	ev->dirfd = p->dirfd;
 	ev->accpath = p->name;
 	ev->seen = p->statp;
@@ -312,16 +309,10 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	if (w.overlap)
 		note_operand_files(&w, operands);
 	agg_init(&w.agg, probe_known());
-	w.detail.nsegments = cfg->segments;
-	w.detail.extents = cfg->extents;
-	if (cfg->segments)
-		w.detail.segments = xcalloc(cfg->segments, sizeof *w.detail.segments);
 	if (cfg->jobs > 1) {
 		struct jobs_config jobs_cfg = {
 			.workers = cfg->jobs,
-			.range = cfg->range,
-			.segments = cfg->segments,
-			.extents = cfg->extents,
+			.probe = cfg->probe,
 			.apply = apply,
 			.ctx = &w,
 		};
@@ -339,6 +330,5 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_free(&w.agg);
 	devino_free(&w.seen);
 	devino_free(&w.operand_files);
-	free(w.detail.segments);
-	free(w.detail.extent);
+	probe_detail_free(&w.detail);
 }

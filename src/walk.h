@@ -26,9 +26,7 @@ struct walk_config {
 	bool quiet;           /* -q */
 	bool utf8;            /* stderr takes UTF-8 */
 	long max_depth;       /* -d; -1 when not given */
-	struct probe_range range;
-	unsigned segments;         /* -S N, or 0 */
-	enum extent_mode extents;  /* -e */
+	const struct probe_request *probe; /* what is measured in each file */
 	const char *const *excludes; /* --exclude globs */
 	size_t nexcludes;
 	unsigned jobs;             /* -j: threads that probe; 1: none */
@@ -69,8 +67,7 @@ struct walk_event {
 	const char *accpath;
 	const struct stat *seen;
 	bool follow;
-	bool detail;    /* segments and extents too */
-	struct probe_detail *details;
+	struct probe_detail *details; /* segments and extents too, or NULL */
 	struct pagecache_stat stat;
 };
 

@@ -1,4 +1,4 @@
-/* probe_path() against a file changed between the walk's stat and the
+/* probe_path_at() against a file changed between the walk's stat and the
  * open: replaced by a symbolic link, a FIFO, another file or a directory;
  * truncated or grown; and truncated and grown while it is measured.
  * Prints one "ok"/"not ok" line per check; exit 0, 1, or 77 (skip) where
@@ -25,7 +25,7 @@
 static long page;
 static unsigned checks, failures;
 static const char *probing; /* what the watchdog names when it fires */
-static const struct probe_range whole_file;
+static const struct probe_request whole_file; /* the whole range, no -S, no -e */
 
 static _Noreturn void die(const char *what)
 {
@@ -53,7 +53,7 @@ static void known_failure(bool ok, const char *what, const char *why)
  * test, not hang it. */
 static void watchdog(int sig)
 {
-	static const char msg[] = "not ok - probe_path blocked for 5 s: ";
+	static const char msg[] = "not ok - probe_path_at blocked for 5 s: ";
 	(void)sig;
 	if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0 ||
 	    write(STDOUT_FILENO, probing, strlen(probing)) < 0 ||
@@ -67,7 +67,7 @@ static int probe(const char *what, const char *path, const struct stat *seen, bo
 {
 	probing = what;
 	alarm(5);
-	int err = probe_path(path, seen, follow, &whole_file, NULL, out);
+	int err = probe_path_at(AT_FDCWD, path, seen, follow, &whole_file, NULL, out);
 	alarm(0);
 	return err;
 }
@@ -296,8 +296,9 @@ static void churned(const char *method)
 		struct pagecache_stat out;
 		int err = probe("a file truncated and grown during the probe", "churn", &seen,
 				false, &out);
-		consistent = err == 0 && out.pages == (out.size + (uint64_t)page - 1) / (uint64_t)page &&
-			     out.cached <= out.pages && out.dirty <= out.cached;
+		uint64_t pages = (out.size + (uint64_t)page - 1) / (uint64_t)page;
+		consistent = err == 0 && out.pages == pages && out.cached <= out.pages &&
+			     out.dirty <= out.cached;
 		if (!consistent)
 			printf("# %s: err %d size %llu pages %llu cached %llu dirty %llu\n", method,
 			       err, (unsigned long long)out.size, (unsigned long long)out.pages,
