@@ -79,8 +79,3 @@ const struct agg_sum *agg_total(const struct agg *agg)
 {
 	return &agg->sums[0];
 }
-
-int agg_open_levels(const struct agg *agg)
-{
-	return (int)agg->depth - 2;
-}

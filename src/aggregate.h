@@ -39,9 +39,6 @@ const struct agg_sum *agg_leave(struct agg *agg, long level);
 
 const struct agg_sum *agg_total(const struct agg *agg);
 
-/* The walk level of the deepest open directory, or -1 when none is. */
-int agg_open_levels(const struct agg *agg);
-
 /* into += from; a counter stays known only where both know it. */
 void agg_stat_add(struct pagecache_stat *into, const struct pagecache_stat *from);
 

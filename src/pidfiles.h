@@ -12,7 +12,7 @@
  * a file met before, in this process or an earlier one, is left out):
  * first what it maps (/proc/PID/maps), then what it holds open
  * (/proc/PID/fd).  Rows are files; the total sums them.  Of the walk's
- * configuration, quiet, utf8 and probe apply. */
+ * configuration, quiet and probe apply. */
 void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	     struct sink *sink, struct walk_result *result);
 

@@ -24,7 +24,6 @@ struct walk_config {
 	bool count_links;     /* -l */
 	bool all;             /* -a */
 	bool quiet;           /* -q */
-	bool utf8;            /* stderr takes UTF-8 */
 	long max_depth;       /* -d; -1 when not given */
 	const struct probe_request *probe; /* what is measured in each file */
 	const char *const *excludes; /* --exclude globs */
