@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "probe.h"
+#include "row.h"
 
 enum column_id {
 	COL_PATH,
@@ -38,34 +38,6 @@ enum column_kind {
 	KIND_EXTENTS,  /* -e: the cached (or missing) byte extents of a file */
 	KIND_DELTA,    /* -i: signed change in cached pages, with a _bytes twin */
 };
-
-enum row_type { ROW_FILE, ROW_DIRECTORY, ROW_BLOCKDEV, ROW_TOTAL, ROW_UNKNOWN };
-
-/* What every sink receives: one file, one directory's subtree, or the
- * grand total, or a failure (error != 0, counters meaningless). */
-struct row {
-	const char *path; /* NULL for the total */
-	size_t path_len;
-	enum row_type type;
-	struct pagecache_stat stat;
-	uint64_t files;
-	int error; /* 0, an errno value or a PROBE_E* code */
-	/* -S and -e, for a file or block device row (else 0 entries) */
-	const struct segment *segments;
-	size_t nsegments;
-	const struct extent *extents;
-	size_t nextents;
-	/* -i: the change in cached pages since the previous sample; unknown
-	 * on the first sample and for a row the previous sample lacked */
-	int64_t delta;
-	bool delta_known;
-};
-
-/* Does this row carry segments and extents (when -S or -e asked)? */
-static inline bool row_has_detail(const struct row *row)
-{
-	return !row->error && (row->type == ROW_FILE || row->type == ROW_BLOCKDEV);
-}
 
 struct column {
 	const char *name;   /* -o name, CSV header and JSON key */

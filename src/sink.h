@@ -8,6 +8,7 @@
 
 #include "columns.h"
 #include "probe.h"
+#include "row.h"
 
 enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON, FORMAT_PROMETHEUS };
 
