@@ -163,11 +163,6 @@ static void append(struct kept ***v, size_t *n, size_t *cap, struct kept *k)
 	(*v)[(*n)++] = k;
 }
 
-static void rank_begin(struct sink *sink)
-{
-	sink_begin(sink->inner);
-}
-
 static void rank_row(struct sink *sink, const struct row *row)
 {
 	struct rank *r = sink->state;
@@ -221,7 +216,6 @@ static void rank_free(struct sink *sink)
 }
 
 static const struct sink_ops rank_ops = {
-	.begin = rank_begin,
 	.row = rank_row,
 	.end = rank_end,
 	.free = rank_free,

@@ -69,6 +69,8 @@ bool sink_begin(struct sink *sink)
 {
 	if (sink->ops->begin)
 		sink->ops->begin(sink);
+	else if (sink->inner)
+		sink_begin(sink->inner);
 	return written(sink);
 }
 

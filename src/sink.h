@@ -35,6 +35,8 @@ struct sink_config {
 
 struct sink;
 
+/* Only row and end are required: without begin, a sink in front of another
+ * (sink_wrap) passes the beginning on, and other sinks have none. */
 struct sink_ops {
 	void (*begin)(struct sink *sink);
 	void (*row)(struct sink *sink, const struct row *row);

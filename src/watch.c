@@ -219,11 +219,6 @@ static void track(struct watch *watch, struct row *row)
 	remember(&watch->current, (int)row->type, path, len, row->stat.cached);
 }
 
-static void delta_begin(struct sink *sink)
-{
-	sink_begin(sink->inner);
-}
-
 static void delta_row(struct sink *sink, const struct row *row)
 {
 	struct row copy = *row;
@@ -249,7 +244,6 @@ static void delta_end(struct sink *sink, const struct row *total, uint64_t error
 
 /* the watch is not the sink's to free */
 static const struct sink_ops delta_ops = {
-	.begin = delta_begin,
 	.row = delta_row,
 	.end = delta_end,
 };
