@@ -36,4 +36,11 @@ static inline bool row_has_detail(const struct row *row)
 	return !row->error && (row->type == ROW_FILE || row->type == ROW_BLOCKDEV);
 }
 
+/* -i: the size of the row's change in pages, whatever its sign (row->delta
+ * < 0 says the pages were lost). */
+static inline uint64_t row_delta_pages(const struct row *row)
+{
+	return row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
+}
+
 #endif

@@ -139,10 +139,10 @@ static void put_extents(struct strbuf *out, const struct row *row)
 static void put_delta(const struct sink *sink, struct strbuf *out, const struct row *row,
 		      bool in_bytes)
 {
-	uint64_t magnitude = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
+	uint64_t pages = row_delta_pages(row);
 	if (row->delta < 0)
 		sb_putc(out, '-');
-	sb_u64(out, in_bytes ? sink_pages_to_bytes(sink, magnitude) : magnitude);
+	sb_u64(out, in_bytes ? sink_pages_to_bytes(sink, pages) : pages);
 }
 
 static void put_quoted(struct strbuf *out, const char *name)

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "escape.h"
-#include "format.h"
 #include "msg.h"
 #include "strbuf.h"
 #include "userfile.h"
@@ -181,12 +180,6 @@ static bool spool_next(struct sink *sink, struct row *row)
 	return true;
 }
 
-static void put_u64(FILE *out, uint64_t v)
-{
-	char buf[FMT_BUFSIZE];
-	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
-}
-
 /* One sample; nothing when the method does not know the counter.  The
  * first sample of a family brings its HELP and TYPE lines. */
 static void put_sample(const struct sink *sink, const struct family *fam,
@@ -213,7 +206,7 @@ static void put_sample(const struct sink *sink, const struct family *fam,
 	}
 	fputs_unlocked(row_type_name(row->type), out);
 	fputs_unlocked("\"} ", out);
-	put_u64(out, value);
+	sink_put_u64(out, value);
 	putc_unlocked('\n', out);
 }
 
@@ -245,7 +238,7 @@ static void prom_end(struct sink *sink, const struct row *total, uint64_t errors
 		return;
 	fputs_unlocked("# HELP pagestat_errors Files that could not be inspected.\n"
 		       "# TYPE pagestat_errors gauge\npagestat_errors ", out);
-	put_u64(out, errors);
+	sink_put_u64(out, errors);
 	putc_unlocked('\n', out);
 }
 

@@ -66,8 +66,8 @@ static size_t format_delta(const struct sink *sink, char buf[FMT_BUFSIZE + 1],
 {
 	if (!row->delta_known)
 		return (size_t)(stpcpy(buf, "-") - buf);
-	uint64_t pages = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
-	size_t n = row->delta != 0;
+	uint64_t pages = row_delta_pages(row);
+	size_t n = pages != 0;
 	buf[0] = row->delta < 0 ? '-' : '+';
 	if (sink->cfg.counters_in_pages)
 		return n + fmt_u64(buf + n, pages);
