@@ -43,19 +43,60 @@ const struct column columns[COL_COUNT] = {
 			"with -i: change in cached pages since the previous sample" },
 };
 
-bool column_value(const struct column *col, const struct row *row, uint64_t *value)
+const char *column_text(enum column_id id, const struct row *row, size_t *len)
 {
-	if (col->known_bit && !(row->stat.known & col->known_bit))
-		return false;
-	*value = *(const uint64_t *)((const char *)row + col->offset);
-	return true;
+	const char *text;
+
+	switch (id) {
+	case COL_PATH:
+		if (row->path) {
+			*len = row->path_len;
+			return row->path;
+		}
+		text = "total";
+		break;
+	case COL_TYPE:
+		text = row_type_name(row->type);
+		break;
+	case COL_BACKING:
+		text = row->stat.backing;
+		break;
+	default:
+		text = NULL;
+		break;
+	}
+	*len = text ? strlen(text) : 0;
+	return text;
 }
 
-const char *column_text(enum column_id id, const struct row *row)
+bool column_known(enum column_id id, const struct row *row)
 {
-	if (id == COL_TYPE)
-		return row_type_name(row->type);
-	return id == COL_BACKING ? row->stat.backing : NULL;
+	const struct column *col = &columns[id];
+	size_t len;
+
+	if (col->known_bit && !(row->stat.known & col->known_bit))
+		return false;
+	switch (col->kind) {
+	case KIND_TEXT:
+		return column_text(id, row, &len) != NULL;
+	case KIND_PERCENT:
+		return row->stat.pages != 0;
+	case KIND_SEGMENTS:
+	case KIND_EXTENTS:
+		return row_has_detail(row);
+	case KIND_DELTA:
+		return row->delta_known;
+	default:
+		return true;
+	}
+}
+
+bool column_value(enum column_id id, const struct row *row, uint64_t *value)
+{
+	if (!column_known(id, row))
+		return false;
+	*value = *(const uint64_t *)((const char *)row + columns[id].offset);
+	return true;
 }
 
 const char *row_type_name(enum row_type type)

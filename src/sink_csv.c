@@ -67,30 +67,24 @@ static void put_delta(const struct sink *sink, FILE *out, const struct row *row)
 static void put_field(const struct sink *sink, const struct row *row, enum column_id id)
 {
 	FILE *out = sink->cfg.out;
-	const struct column *col = &columns[id];
 	char buf[FMT_BUFSIZE];
 	uint64_t value;
+	size_t len;
 
-	switch (col->kind) {
+	switch (columns[id].kind) {
 	case KIND_TEXT: {
-		const char *text = column_text(id, row);
-		if (id != COL_PATH) {
-			if (text) /* else empty, as an unknown counter */
-				esc_csv_field(out, text, strlen(text));
-		} else if (row->path) {
-			esc_csv_field(out, row->path, row->path_len);
-		} else {
-			fputs_unlocked("total", out);
-		}
+		const char *text = column_text(id, row, &len);
+		if (text)
+			esc_csv_field(out, text, len);
 		break;
 	}
 	case KIND_SIZE:
 	case KIND_NUMBER:
-		column_value(col, row, &value);
+		column_value(id, row, &value);
 		sink_put_u64(out, value);
 		break;
 	case KIND_PAGES:
-		if (column_value(col, row, &value)) {
+		if (column_value(id, row, &value)) {
 			sink_put_u64(out, value);
 			putc_unlocked(',', out);
 			sink_put_u64(out, sink_pages_to_bytes(sink, value));
@@ -99,8 +93,7 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 		}
 		break;
 	case KIND_PERCENT:
-		if ((row->stat.known & PCS_CACHED) &&
-		    fmt_percent(buf, row->stat.cached, row->stat.pages))
+		if (column_known(id, row) && fmt_percent(buf, row->stat.cached, row->stat.pages))
 			fputs_unlocked(buf, out);
 		break;
 	case KIND_SEGMENTS:
@@ -110,7 +103,7 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 		put_extents(out, row);
 		break;
 	case KIND_DELTA:
-		if (row->delta_known)
+		if (column_known(id, row))
 			put_delta(sink, out, row);
 		else
 			putc_unlocked(',', out);

@@ -186,12 +186,11 @@ static void put_sample(const struct sink *sink, const struct family *fam,
 		       const struct row *row, bool *started)
 {
 	FILE *out = sink->cfg.out;
-	const struct column *col = &columns[fam->column];
 	uint64_t value;
 
-	if (!column_value(col, row, &value))
+	if (!column_value(fam->column, row, &value))
 		return;
-	if (col->kind == KIND_PAGES)
+	if (columns[fam->column].kind == KIND_PAGES)
 		value = sink_pages_to_bytes(sink, value);
 	if (!*started)
 		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);

@@ -48,15 +48,13 @@ static size_t format_bytes(const struct sink *sink, char buf[FMT_BUFSIZE], uint6
 	return sink->cfg.unit == UNIT_BYTES ? fmt_u64(buf, bytes) : fmt_human(buf, bytes);
 }
 
-/* -i: the change in cached pages, signed ("+1.0M", "-8", "0B"); '-' on
- * the first sample. */
+/* -i: the change in cached pages, signed ("+1.0M", "-8", "0B"). */
 static size_t format_delta(const struct sink *sink, char buf[FMT_BUFSIZE + 1],
 			   const struct row *row)
 {
-	if (!row->delta_known)
-		return (size_t)(stpcpy(buf, "-") - buf);
 	uint64_t pages = row_delta_pages(row);
 	size_t n = pages != 0;
+
 	buf[0] = row->delta < 0 ? '-' : '+';
 	if (sink->cfg.counters_in_pages)
 		return n + fmt_u64(buf + n, pages);
@@ -114,19 +112,19 @@ static void add_extents(struct sink *sink, const struct row *row)
 static void add_cell(struct sink *sink, const struct row *row, enum column_id id)
 {
 	struct table_state *st = sink->state;
-	const struct column *col = &columns[id];
 	char buf[FMT_BUFSIZE + 1]; /* a sign, for DELTA */
-	size_t n = 0;
+	size_t n = 0, len;
 	uint64_t value;
 
-	switch (col->kind) {
+	/* '-' for no value keeps a row without it (mincore's unknown
+	 * counters, a directory's extents) from having a blank cell */
+	if (!column_known(id, row) || (id == COL_EXTENTS && row->nextents == 0)) {
+		add_text(st, "-", 1);
+		return;
+	}
+	switch (columns[id].kind) {
 	case KIND_TEXT: {
-		const char *text = id == COL_PATH ? row->path : column_text(id, row);
-		size_t len = id == COL_PATH ? row->path_len : text ? strlen(text) : 0;
-		if (!text) {
-			n = (size_t)(stpcpy(buf, id == COL_PATH ? "total" : "-") - buf);
-			break;
-		}
+		const char *text = column_text(id, row, &len);
 		size_t need = esc_terminal(NULL, 0, text, len, sink->cfg.utf8);
 		sb_reserve(&st->cells, need + 1);
 		esc_terminal(st->cells.data + st->cells.len, need + 1, text, len, sink->cfg.utf8);
@@ -134,43 +132,32 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 		return;
 	}
 	case KIND_SIZE:
-		column_value(col, row, &value);
+		column_value(id, row, &value);
 		n = format_bytes(sink, buf, value);
 		break;
 	case KIND_NUMBER:
-		column_value(col, row, &value);
+		column_value(id, row, &value);
 		n = fmt_u64(buf, value);
 		break;
 	case KIND_PAGES:
-		if (!column_value(col, row, &value))
-			n = (size_t)(stpcpy(buf, "-") - buf);
-		else if (sink->cfg.counters_in_pages)
+		column_value(id, row, &value);
+		if (sink->cfg.counters_in_pages)
 			n = fmt_u64(buf, value);
 		else
 			n = format_bytes(sink, buf, sink_pages_to_bytes(sink, value));
 		break;
 	case KIND_PERCENT:
-		if ((row->stat.known & PCS_CACHED) &&
-		    (n = fmt_percent(buf, row->stat.cached, row->stat.pages)))
-			buf[n++] = '%';
-		else
-			n = (size_t)(stpcpy(buf, "-") - buf);
+		n = fmt_percent(buf, row->stat.cached, row->stat.pages);
+		buf[n++] = '%';
 		break;
 	case KIND_DELTA:
 		n = format_delta(sink, buf, row);
 		break;
 	case KIND_SEGMENTS:
+		add_bar(sink, row);
+		return;
 	case KIND_EXTENTS:
-		/* '-' keeps a row without any (a directory, a file with no
-		 * extent) from having a blank cell */
-		if (!row_has_detail(row) || (col->kind == KIND_EXTENTS && row->nextents == 0)) {
-			n = (size_t)(stpcpy(buf, "-") - buf);
-			break;
-		}
-		if (col->kind == KIND_SEGMENTS)
-			add_bar(sink, row);
-		else
-			add_extents(sink, row);
+		add_extents(sink, row);
 		return;
 	}
 	add_text(st, buf, n);

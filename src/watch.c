@@ -201,11 +201,11 @@ static void sample_clear(struct sample *s)
 /* Fill in row's change and remember its cached pages for the next sample. */
 static void track(struct watch *watch, struct row *row)
 {
-	const char *path = row->path ? row->path : "";
-	size_t len = row->path ? row->path_len : 0;
+	size_t len;
+	const char *path = column_text(COL_PATH, row, &len);
 
 	row->delta_known = false;
-	if (row->error || !(row->stat.known & PCS_CACHED))
+	if (row->error || !column_known(COL_CACHED, row))
 		return;
 	if (watch->have_previous && watch->previous.cap) {
 		const struct seen_row *was =
