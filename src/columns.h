@@ -47,6 +47,9 @@ struct column {
 	size_t offset;      /* numeric kinds: offset of the uint64_t in struct row */
 	bool table_default;
 	const char *help;
+	/* the HELP of its Prometheus family "pagestat_NAME" (a size or page
+	 * counter: "pagestat_NAME_bytes"); NULL: it has none */
+	const char *prom_help;
 };
 
 extern const struct column columns[COL_COUNT];
