@@ -38,6 +38,7 @@ static size_t text_width(const char *s)
 /* A cell of n bytes of s. */
 static void add_text(struct table_state *st, const char *s, size_t n)
 {
+	sb_reserve(&st->cells, n + 1); /* even for n = 0: data is not NULL */
 	sb_put(&st->cells, s, n);
 	sb_putc(&st->cells, '\0');
 }
