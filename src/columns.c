@@ -11,51 +11,97 @@
 
 const struct column columns[COL_COUNT] = {
 	[COL_PATH] = { "path", "PATH", KIND_TEXT, 0, 0, true,
-		       "path as given, or as found below a directory" },
+		       "path as given, or as found below a directory", NULL },
 	[COL_TYPE] = { "type", "TYPE", KIND_TEXT, 0, 0, false,
-		       "file, directory, blockdev or total" },
+		       "file, directory, blockdev or total", NULL },
 	[COL_SIZE] = { "size", "SIZE", KIND_SIZE, 0, AT(stat.size), true,
-		       "bytes of the inspected range of the file(s)" },
+		       "bytes of the inspected range of the file(s)",
+		       "Bytes of the inspected range of the files." },
 	[COL_PAGES] = { "pages", "PAGES", KIND_NUMBER, 0, AT(stat.pages), false,
-			"pages in that range" },
+			"pages in that range", NULL },
 	[COL_CACHED] = { "cached", "CACHED", KIND_PAGES, PCS_CACHED, AT(stat.cached), true,
-			 "pages in the page cache" },
+			 "pages in the page cache", "Bytes in the page cache." },
 	[COL_PERCENT] = { "percent", "PERCENT", KIND_PERCENT, PCS_CACHED, 0, true,
-			  "cached pages as a share of pages" },
+			  "cached pages as a share of pages", NULL },
 	[COL_DIRTY] = { "dirty", "DIRTY", KIND_PAGES, PCS_DIRTY, AT(stat.dirty), true,
-			"cached pages modified but not yet written back" },
+			"cached pages modified but not yet written back",
+			"Cached bytes modified but not yet written back." },
 	[COL_WRITEBACK] = { "writeback", "WRITEBACK", KIND_PAGES, PCS_WRITEBACK,
-			    AT(stat.writeback), true, "pages being written back now" },
+			    AT(stat.writeback), true, "pages being written back now",
+			    "Bytes being written back now." },
 	[COL_EVICTED] = { "evicted", "EVICTED", KIND_PAGES, PCS_EVICTED, AT(stat.evicted),
-			  true, "pages evicted that the kernel still remembers" },
+			  true, "pages evicted that the kernel still remembers",
+			  "Bytes evicted from the page cache that the kernel still remembers." },
 	[COL_RECENTLY_EVICTED] = { "recently_evicted", "RECENTLY_EVICTED", KIND_PAGES,
 				   PCS_RECENTLY_EVICTED, AT(stat.recently_evicted), true,
-				   "evicted pages that would still be cached in a larger cache" },
+				   "evicted pages that would still be cached in a larger cache",
+				   "Evicted bytes that would still be cached in a larger cache." },
 	[COL_FILES] = { "files", "FILES", KIND_NUMBER, 0, AT(files), true,
-			"files counted in the row" },
+			"files counted in the row", "Regular files counted in the row." },
 	[COL_BACKING] = { "backing", "BACKING", KIND_TEXT, 0, 0, false,
-			  "on overlayfs: the layer's file that was inspected" },
+			  "on overlayfs: the layer's file that was inspected", NULL },
 	[COL_SEGMENTS] = { "segments", "SEGMENTS", KIND_SEGMENTS, PCS_CACHED, 0, true,
-			   "with -S: the cached share of each part of the range" },
+			   "with -S: the cached share of each part of the range", NULL },
 	[COL_EXTENTS] = { "extents", "EXTENTS", KIND_EXTENTS, PCS_CACHED, 0, true,
-			  "with -e: cached (or missing) byte extents, START-END" },
+			  "with -e: cached (or missing) byte extents, START-END", NULL },
 	[COL_DELTA] = { "delta", "DELTA", KIND_DELTA, PCS_CACHED, 0, true,
-			"with -i: change in cached pages since the previous sample" },
+			"with -i: change in cached pages since the previous sample", NULL },
 };
 
-bool column_value(const struct column *col, const struct row *row, uint64_t *value)
+const char *column_text(enum column_id id, const struct row *row, size_t *len)
 {
-	if (col->known_bit && !(row->stat.known & col->known_bit))
-		return false;
-	*value = *(const uint64_t *)((const char *)row + col->offset);
-	return true;
+	const char *text;
+
+	switch (id) {
+	case COL_PATH:
+		if (row->path) {
+			*len = row->path_len;
+			return row->path;
+		}
+		text = "total";
+		break;
+	case COL_TYPE:
+		text = row_type_name(row->type);
+		break;
+	case COL_BACKING:
+		text = row->stat.backing;
+		break;
+	default:
+		text = NULL;
+		break;
+	}
+	*len = text ? strlen(text) : 0;
+	return text;
 }
 
-const char *column_text(enum column_id id, const struct row *row)
+bool column_known(enum column_id id, const struct row *row)
 {
-	if (id == COL_TYPE)
-		return row_type_name(row->type);
-	return id == COL_BACKING ? row->stat.backing : NULL;
+	const struct column *col = &columns[id];
+	size_t len;
+
+	if (col->known_bit && !(row->stat.known & col->known_bit))
+		return false;
+	switch (col->kind) {
+	case KIND_TEXT:
+		return column_text(id, row, &len) != NULL;
+	case KIND_PERCENT:
+		return row->stat.pages != 0;
+	case KIND_SEGMENTS:
+	case KIND_EXTENTS:
+		return row_has_detail(row);
+	case KIND_DELTA:
+		return row->delta_known;
+	default:
+		return true;
+	}
+}
+
+bool column_value(enum column_id id, const struct row *row, uint64_t *value)
+{
+	if (!column_known(id, row))
+		return false;
+	*value = *(const uint64_t *)((const char *)row + columns[id].offset);
+	return true;
 }
 
 const char *row_type_name(enum row_type type)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "probe.h"
+#include "row.h"
 
 enum column_id {
 	COL_PATH,
@@ -39,48 +39,33 @@ enum column_kind {
 	KIND_DELTA,    /* -i: signed change in cached pages, with a _bytes twin */
 };
 
-enum row_type { ROW_FILE, ROW_DIRECTORY, ROW_BLOCKDEV, ROW_TOTAL, ROW_UNKNOWN };
-
-/* What every sink receives: one file, one directory's subtree, or the
- * grand total, or a failure (error != 0, counters meaningless). */
-struct row {
-	const char *path; /* NULL for the total */
-	size_t path_len;
-	enum row_type type;
-	struct pagecache_stat stat;
-	uint64_t files;
-	int error; /* 0, an errno value or a PROBE_E* code */
-	/* -S and -e, for a file or block device row (else 0 entries) */
-	const struct segment *segments;
-	size_t nsegments;
-	const struct extent *extents;
-	size_t nextents;
-	/* -i: the change in cached pages since the previous sample; unknown
-	 * on the first sample and for a row the previous sample lacked */
-	int64_t delta;
-	bool delta_known;
-};
-
-/* Does this row carry segments and extents (when -S or -e asked)? */
-static inline bool row_has_detail(const struct row *row)
-{
-	return !row->error && (row->type == ROW_FILE || row->type == ROW_BLOCKDEV);
-}
-
 struct column {
 	const char *name;   /* -o name, CSV header and JSON key */
 	const char *header; /* table header */
 	enum column_kind kind;
-	unsigned known_bit; /* KIND_PAGES: the PCS_* bit that says it is known */
+	unsigned known_bit; /* the PCS_* bit without which the row has no value */
 	size_t offset;      /* numeric kinds: offset of the uint64_t in struct row */
 	bool table_default;
 	const char *help;
+	/* the HELP of its Prometheus family "pagestat_NAME" (a size or page
+	 * counter: "pagestat_NAME_bytes"); NULL: it has none */
+	const char *prom_help;
 };
 
 extern const struct column columns[COL_COUNT];
 
-/* The value of a numeric column; false when the method does not know it. */
-bool column_value(const struct column *col, const struct row *row, uint64_t *value);
+/* Does the row have a value in this column: false for a counter the
+ * method does not know, a percentage of no pages, segments and extents
+ * of a directory or the total, the change on a first sample, no text. */
+bool column_known(enum column_id id, const struct row *row);
+
+/* The value of a numeric column (size, number, page counter); false when
+ * it is not known. */
+bool column_value(enum column_id id, const struct row *row, uint64_t *value);
+
+/* The text of a KIND_TEXT column and its length: the path ("total" for
+ * the total), the type, the backing file; NULL when there is none. */
+const char *column_text(enum column_id id, const struct row *row, size_t *len);
 
 const char *row_type_name(enum row_type type);
 
@@ -100,9 +85,6 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 /* -i: add DELTA to the n columns in ids (after PERCENT, else after
  * CACHED, else before a final PATH, else last) unless it is there. */
 size_t columns_add_delta(enum column_id *ids, size_t n);
-
-/* The text of a KIND_TEXT column other than path: NULL when it has none. */
-const char *column_text(enum column_id id, const struct row *row);
 
 /* Look a column up by name, any case; -1 when there is none. */
 int column_lookup(const char *name, size_t len);

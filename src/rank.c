@@ -56,42 +56,35 @@ static struct kept *keep(const struct row *row, uint64_t seq)
 	return k;
 }
 
-/* a before b in the natural order of the key: numbers largest first, path
- * and type A-Z.  *known says whether each has a value (unknown go last). */
+/* a before b in the natural order of the key: numbers largest first, text
+ * A-Z.  *known says whether each has a value (unknown go last). */
 static int natural(enum column_id key, const struct row *a, const struct row *b,
 		   bool *a_known, bool *b_known)
 {
-	const struct column *col = &columns[key];
-	uint64_t x = 0, y = 0;
-
-	*a_known = *b_known = true;
-	switch (col->kind) {
-	case KIND_TEXT:
-		if (key != COL_PATH) {
-			const char *x_text = column_text(key, a), *y_text = column_text(key, b);
-			*a_known = x_text != NULL;
-			*b_known = y_text != NULL;
-			return *a_known && *b_known ? strcmp(x_text, y_text) : 0;
-		}
-		{
-			size_t n = a->path_len < b->path_len ? a->path_len : b->path_len;
-			int c = memcmp(a->path, b->path, n);
-			return c ? c : (a->path_len > b->path_len) - (a->path_len < b->path_len);
-		}
+	*a_known = column_known(key, a);
+	*b_known = column_known(key, b);
+	if (!*a_known || !*b_known)
+		return 0;
+	switch (columns[key].kind) {
+	case KIND_TEXT: {
+		size_t a_len, b_len;
+		const char *a_text = column_text(key, a, &a_len);
+		const char *b_text = column_text(key, b, &b_len);
+		int c = memcmp(a_text, b_text, a_len < b_len ? a_len : b_len);
+		return c ? c : (a_len > b_len) - (a_len < b_len);
+	}
 	case KIND_PERCENT: {
-		*a_known = (a->stat.known & PCS_CACHED) && a->stat.pages;
-		*b_known = (b->stat.known & PCS_CACHED) && b->stat.pages;
-		if (!*a_known || !*b_known)
-			return 0;
 		/* cached/pages compared without division */
 		unsigned __int128 l = (unsigned __int128)a->stat.cached * b->stat.pages;
 		unsigned __int128 r = (unsigned __int128)b->stat.cached * a->stat.pages;
 		return l > r ? -1 : l < r;
 	}
-	default:
-		*a_known = column_value(col, a, &x);
-		*b_known = column_value(col, b, &y);
+	default: {
+		uint64_t x = 0, y = 0;
+		column_value(key, a, &x);
+		column_value(key, b, &y);
 		return x > y ? -1 : x < y;
+	}
 	}
 }
 
@@ -163,11 +156,6 @@ static void append(struct kept ***v, size_t *n, size_t *cap, struct kept *k)
 	(*v)[(*n)++] = k;
 }
 
-static void rank_begin(struct sink *sink)
-{
-	sink_begin(sink->inner);
-}
-
 static void rank_row(struct sink *sink, const struct row *row)
 {
 	struct rank *r = sink->state;
@@ -221,7 +209,6 @@ static void rank_free(struct sink *sink)
 }
 
 static const struct sink_ops rank_ops = {
-	.begin = rank_begin,
 	.row = rank_row,
 	.end = rank_end,
 	.free = rank_free,

@@ -69,6 +69,8 @@ bool sink_begin(struct sink *sink)
 {
 	if (sink->ops->begin)
 		sink->ops->begin(sink);
+	else if (sink->inner)
+		sink_begin(sink->inner);
 	return written(sink);
 }
 
@@ -85,38 +87,8 @@ bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
 	return written(sink);
 }
 
-static void put_u64(FILE *out, uint64_t v)
+void sink_put_u64(FILE *out, uint64_t v)
 {
 	char buf[FMT_BUFSIZE];
 	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
-}
-
-void sink_put_segments(FILE *out, const struct row *row)
-{
-	for (size_t i = 0; i < row->nsegments; i++) {
-		if (i)
-			putc_unlocked(' ', out);
-		put_u64(out, row->segments[i].cached);
-		putc_unlocked('/', out);
-		put_u64(out, row->segments[i].pages);
-	}
-}
-
-void sink_put_extents(FILE *out, const struct row *row)
-{
-	for (size_t i = 0; i < row->nextents; i++) {
-		if (i)
-			putc_unlocked(' ', out);
-		put_u64(out, row->extents[i].offset);
-		putc_unlocked('-', out);
-		put_u64(out, row->extents[i].offset + row->extents[i].length);
-	}
-}
-
-void sink_put_delta(const struct sink *sink, FILE *out, const struct row *row, bool in_bytes)
-{
-	uint64_t magnitude = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
-	if (row->delta < 0)
-		putc_unlocked('-', out);
-	put_u64(out, in_bytes ? sink_pages_to_bytes(sink, magnitude) : magnitude);
 }

@@ -8,6 +8,7 @@
 
 #include "columns.h"
 #include "probe.h"
+#include "row.h"
 
 enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON, FORMAT_PROMETHEUS };
 
@@ -34,6 +35,8 @@ struct sink_config {
 
 struct sink;
 
+/* Only row and end are required: without begin, a sink in front of another
+ * (sink_wrap) passes the beginning on, and other sinks have none. */
 struct sink_ops {
 	void (*begin)(struct sink *sink);
 	void (*row)(struct sink *sink, const struct row *row);
@@ -71,14 +74,8 @@ bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);
 /* errno of the first write that failed in any sink, or 0. */
 int sink_write_errno(void);
 
-/* The text forms of CSV (and the table, for extents): "CACHED/PAGES"
- * for each segment and "START-END" for each extent, space-separated. */
-void sink_put_segments(FILE *out, const struct row *row);
-void sink_put_extents(FILE *out, const struct row *row);
-
-/* -i: a signed page change (pages, or bytes when in_bytes) in decimal,
- * '-' first when negative. */
-void sink_put_delta(const struct sink *sink, FILE *out, const struct row *row, bool in_bytes);
+/* A number in decimal, as every format but the table writes it. */
+void sink_put_u64(FILE *out, uint64_t v);
 
 /* Number of bytes of a page counter. */
 static inline uint64_t sink_pages_to_bytes(const struct sink *sink, uint64_t pages)

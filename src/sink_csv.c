@@ -3,16 +3,11 @@
 
 #include "sink.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "escape.h"
 #include "format.h"
-
-static void put_u64(FILE *out, uint64_t v)
-{
-	char buf[FMT_BUFSIZE];
-	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
-}
 
 static void csv_begin(struct sink *sink)
 {
@@ -34,60 +29,84 @@ static void csv_begin(struct sink *sink)
 	putc_unlocked('\n', out);
 }
 
+/* -S: "CACHED/PAGES" for each segment, space-separated. */
+static void put_segments(FILE *out, const struct row *row)
+{
+	for (size_t i = 0; i < row->nsegments; i++) {
+		if (i)
+			putc_unlocked(' ', out);
+		sink_put_u64(out, row->segments[i].cached);
+		putc_unlocked('/', out);
+		sink_put_u64(out, row->segments[i].pages);
+	}
+}
+
+/* -e: "START-END" for each extent, space-separated. */
+static void put_extents(FILE *out, const struct row *row)
+{
+	for (size_t i = 0; i < row->nextents; i++) {
+		if (i)
+			putc_unlocked(' ', out);
+		sink_put_u64(out, row->extents[i].offset);
+		putc_unlocked('-', out);
+		sink_put_u64(out, row->extents[i].offset + row->extents[i].length);
+	}
+}
+
+/* -i: the change in pages and in bytes, '-' first when pages were lost. */
+static void put_delta(const struct sink *sink, FILE *out, const struct row *row)
+{
+	uint64_t pages = row_delta_pages(row);
+	const char *sign = row->delta < 0 ? "-" : "";
+
+	fprintf(out, "%s%" PRIu64 ",%s%" PRIu64, sign, pages, sign,
+		sink_pages_to_bytes(sink, pages));
+}
+
 /* Unknown counters (mincore) are empty fields, never 0. */
 static void put_field(const struct sink *sink, const struct row *row, enum column_id id)
 {
 	FILE *out = sink->cfg.out;
-	const struct column *col = &columns[id];
 	char buf[FMT_BUFSIZE];
 	uint64_t value;
+	size_t len;
 
-	switch (col->kind) {
+	switch (columns[id].kind) {
 	case KIND_TEXT: {
-		const char *text = column_text(id, row);
-		if (id != COL_PATH) {
-			if (text) /* else empty, as an unknown counter */
-				esc_csv_field(out, text, strlen(text));
-		} else if (row->path) {
-			esc_csv_field(out, row->path, row->path_len);
-		} else {
-			fputs_unlocked("total", out);
-		}
+		const char *text = column_text(id, row, &len);
+		if (text)
+			esc_csv_field(out, text, len);
 		break;
 	}
 	case KIND_SIZE:
 	case KIND_NUMBER:
-		column_value(col, row, &value);
-		put_u64(out, value);
+		column_value(id, row, &value);
+		sink_put_u64(out, value);
 		break;
 	case KIND_PAGES:
-		if (column_value(col, row, &value)) {
-			put_u64(out, value);
+		if (column_value(id, row, &value)) {
+			sink_put_u64(out, value);
 			putc_unlocked(',', out);
-			put_u64(out, sink_pages_to_bytes(sink, value));
+			sink_put_u64(out, sink_pages_to_bytes(sink, value));
 		} else {
 			putc_unlocked(',', out);
 		}
 		break;
 	case KIND_PERCENT:
-		if ((row->stat.known & PCS_CACHED) &&
-		    fmt_percent(buf, row->stat.cached, row->stat.pages))
+		if (column_known(id, row) && fmt_percent(buf, row->stat.cached, row->stat.pages))
 			fputs_unlocked(buf, out);
 		break;
 	case KIND_SEGMENTS:
-		sink_put_segments(out, row);
+		put_segments(out, row);
 		break;
 	case KIND_EXTENTS:
-		sink_put_extents(out, row);
+		put_extents(out, row);
 		break;
 	case KIND_DELTA:
-		if (row->delta_known) {
-			sink_put_delta(sink, out, row, false);
+		if (column_known(id, row))
+			put_delta(sink, out, row);
+		else
 			putc_unlocked(',', out);
-			sink_put_delta(sink, out, row, true);
-		} else {
-			putc_unlocked(',', out);
-		}
 		break;
 	}
 }

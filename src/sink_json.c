@@ -67,29 +67,31 @@ static void put_key(struct strbuf *out, bool *first, const char *key, const char
 	sb_put(out, "\":", 2);
 }
 
-static void put_path(struct strbuf *out, bool *first, const struct row *row)
-{
-	put_key(out, first, "path", "");
-	if (!esc_json_sb(out, row->path, row->path_len)) {
-		put_key(out, first, "path_base64", "");
-		sb_putc(out, '"');
-		esc_base64_sb(out, row->path, row->path_len);
-		sb_putc(out, '"');
-	}
-}
-
 /* "key":"text", or null; text that is not UTF-8 also as key_base64. */
-static void put_text(struct strbuf *out, bool *first, const char *key, const char *text)
+static void put_text(struct strbuf *out, bool *first, const char *key, const char *text,
+		     size_t len)
 {
 	put_key(out, first, key, "");
 	if (!text) {
 		sb_put(out, "null", 4);
-	} else if (!esc_json_sb(out, text, strlen(text))) {
+	} else if (!esc_json_sb(out, text, len)) {
 		put_key(out, first, key, "_base64");
 		sb_putc(out, '"');
-		esc_base64_sb(out, text, strlen(text));
+		esc_base64_sb(out, text, len);
 		sb_putc(out, '"');
 	}
+}
+
+/* A number, '-' first when negative, or null when it is not known. */
+static void put_number(struct strbuf *out, bool known, bool negative, uint64_t value)
+{
+	if (!known) {
+		sb_put(out, "null", 4);
+		return;
+	}
+	if (negative)
+		sb_putc(out, '-');
+	sb_u64(out, value);
 }
 
 /* A literal (a key, punctuation) then a number. */
@@ -136,15 +138,6 @@ static void put_extents(struct strbuf *out, const struct row *row)
 	sb_putc(out, ']');
 }
 
-static void put_delta(const struct sink *sink, struct strbuf *out, const struct row *row,
-		      bool in_bytes)
-{
-	uint64_t magnitude = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
-	if (row->delta < 0)
-		sb_putc(out, '-');
-	sb_u64(out, in_bytes ? sink_pages_to_bytes(sink, magnitude) : magnitude);
-}
-
 static void put_quoted(struct strbuf *out, const char *name)
 {
 	sb_putc(out, '"');
@@ -155,91 +148,71 @@ static void put_quoted(struct strbuf *out, const char *name)
 static void put_error_row(struct strbuf *out, const struct row *row)
 {
 	bool first = true;
+	size_t type_len;
+	const char *type = column_text(COL_TYPE, row, &type_len);
+	const char *text = probe_strerror(row->error);
 	const char *name = probe_errname(row->error);
 
-	put_path(out, &first, row);
-	put_key(out, &first, "type", "");
-	if (row->type == ROW_UNKNOWN)
-		sb_put(out, "null", 4);
-	else
-		put_quoted(out, row_type_name(row->type));
+	put_text(out, &first, "path", row->path, row->path_len);
+	/* --pid: a process refused, its files' types unknown */
+	put_text(out, &first, "type", row->type == ROW_UNKNOWN ? NULL : type, type_len);
 	put_key(out, &first, "error", "");
-	const char *text = probe_strerror(row->error);
 	esc_json_sb(out, text, strlen(text));
-	put_key(out, &first, "errno", "");
-	if (name)
-		put_quoted(out, name);
-	else
-		sb_put(out, "null", 4);
+	put_text(out, &first, "errno", name, name ? strlen(name) : 0);
 }
 
 static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		       const struct row *row, enum column_id id)
 {
-	const struct column *col = &columns[id];
-	uint64_t value;
+	bool known = column_known(id, row);
+	uint64_t value = 0;
+	size_t len;
+	const char *text;
 
-	switch (col->kind) {
+	switch (columns[id].kind) {
 	case KIND_TEXT:
-		if (id == COL_PATH) {
-			if (row->path)
-				put_path(out, first, row);
-		} else {
-			put_text(out, first, col->name, column_text(id, row));
-		}
+		/* the total has no path: its "type" says what it is */
+		if (id == COL_PATH && !row->path)
+			break;
+		text = column_text(id, row, &len);
+		put_text(out, first, columns[id].name, text, len);
 		break;
 	case KIND_SIZE:
 	case KIND_NUMBER:
+		column_value(id, row, &value);
 		put_column_key(sink, out, first, id, false);
-		column_value(col, row, &value);
 		sb_u64(out, value);
 		break;
-	case KIND_PAGES: {
-		bool known = column_value(col, row, &value);
+	case KIND_PAGES:
+		column_value(id, row, &value);
 		put_column_key(sink, out, first, id, false);
-		if (known)
-			sb_u64(out, value);
-		else
-			sb_put(out, "null", 4);
+		put_number(out, known, false, value);
 		put_column_key(sink, out, first, id, true);
-		if (known)
-			sb_u64(out, sink_pages_to_bytes(sink, value));
-		else
-			sb_put(out, "null", 4);
+		put_number(out, known, false, sink_pages_to_bytes(sink, value));
 		break;
-	}
+	case KIND_DELTA:
+		value = row_delta_pages(row);
+		put_column_key(sink, out, first, id, false);
+		put_number(out, known, row->delta < 0, value);
+		put_column_key(sink, out, first, id, true);
+		put_number(out, known, row->delta < 0, sink_pages_to_bytes(sink, value));
+		break;
 	case KIND_PERCENT:
 		put_column_key(sink, out, first, id, false);
-		if (row->stat.known & PCS_CACHED)
+		if (known)
 			put_percent(out, row->stat.cached, row->stat.pages);
 		else
 			sb_put(out, "null", 4);
 		break;
 	case KIND_SEGMENTS:
-		put_column_key(sink, out, first, id, false);
-		if (row_has_detail(row))
-			put_segments(out, row);
-		else
-			sb_put(out, "null", 4);
-		break;
 	case KIND_EXTENTS:
 		put_column_key(sink, out, first, id, false);
-		if (row_has_detail(row))
+		if (!known)
+			sb_put(out, "null", 4);
+		else if (columns[id].kind == KIND_SEGMENTS)
+			put_segments(out, row);
+		else
 			put_extents(out, row);
-		else
-			sb_put(out, "null", 4);
-		break;
-	case KIND_DELTA:
-		put_column_key(sink, out, first, id, false);
-		if (row->delta_known)
-			put_delta(sink, out, row, false);
-		else
-			sb_put(out, "null", 4);
-		put_column_key(sink, out, first, id, true);
-		if (row->delta_known)
-			put_delta(sink, out, row, true);
-		else
-			sb_put(out, "null", 4);
 		break;
 	}
 }

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "escape.h"
-#include "format.h"
 #include "msg.h"
 #include "strbuf.h"
 #include "userfile.h"
@@ -23,6 +22,9 @@
  * about as large as the output itself. */
 #define SPOOL_MEMORY ((size_t)256 << 10)
 
+/* "pagestat_recently_evicted_bytes" and its NUL, with room to spare */
+#define FAMILY_NAME_MAX 64
+
 struct prom {
 	struct strbuf mem;  /* the records, while they fit */
 	size_t mem_read;    /* reading them back: the next one */
@@ -32,30 +34,17 @@ struct prom {
 	size_t path_cap;
 };
 
-static const struct family {
-	enum column_id column;
-	const char *name;
-	const char *help;
-} families[] = {
-	{ COL_SIZE, "pagestat_size_bytes",
-	  "Bytes of the inspected range of the files." },
-	{ COL_CACHED, "pagestat_cached_bytes", "Bytes in the page cache." },
-	{ COL_DIRTY, "pagestat_dirty_bytes",
-	  "Cached bytes modified but not yet written back." },
-	{ COL_WRITEBACK, "pagestat_writeback_bytes", "Bytes being written back now." },
-	{ COL_EVICTED, "pagestat_evicted_bytes",
-	  "Bytes evicted from the page cache that the kernel still remembers." },
-	{ COL_RECENTLY_EVICTED, "pagestat_recently_evicted_bytes",
-	  "Evicted bytes that would still be cached in a larger cache." },
-	{ COL_FILES, "pagestat_files", "Regular files counted in the row." },
-};
-
-static const struct family *family_of(enum column_id id)
+/* The gauge family of a column, "pagestat_NAME", with "_bytes" for
+ * a size or a page counter; false for a column without one. */
+static bool family_name(enum column_id id, char name[FAMILY_NAME_MAX])
 {
-	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-		if (families[i].column == id)
-			return &families[i];
-	return NULL; /* path, type, pages, percent, segments, extents */
+	const struct column *col = &columns[id];
+	bool bytes = col->kind == KIND_SIZE || col->kind == KIND_PAGES;
+
+	if (!col->prom_help)
+		return false;
+	snprintf(name, FAMILY_NAME_MAX, "pagestat_%s%s", col->name, bytes ? "_bytes" : "");
+	return true;
 }
 
 static void spool_failed(struct sink *sink, int err)
@@ -181,29 +170,24 @@ static bool spool_next(struct sink *sink, struct row *row)
 	return true;
 }
 
-static void put_u64(FILE *out, uint64_t v)
-{
-	char buf[FMT_BUFSIZE];
-	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
-}
-
-/* One sample; nothing when the method does not know the counter.  The
- * first sample of a family brings its HELP and TYPE lines. */
-static void put_sample(const struct sink *sink, const struct family *fam,
+/* One sample of the family (name) of column id; nothing when the method
+ * does not know the counter.  The first sample of a family brings its
+ * HELP and TYPE lines. */
+static void put_sample(const struct sink *sink, enum column_id id, const char *name,
 		       const struct row *row, bool *started)
 {
 	FILE *out = sink->cfg.out;
-	const struct column *col = &columns[fam->column];
 	uint64_t value;
 
-	if (!column_value(col, row, &value))
+	if (!column_value(id, row, &value))
 		return;
-	if (col->kind == KIND_PAGES)
+	if (columns[id].kind == KIND_PAGES)
 		value = sink_pages_to_bytes(sink, value);
 	if (!*started)
-		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", fam->name, fam->help, fam->name);
+		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, columns[id].prom_help, name);
 	*started = true;
-	fputs_unlocked(fam->name, out);
+	fputs_unlocked(name, out);
+	/* the total's sample is told by its type alone */
 	if (row->path) {
 		fputs_unlocked("{path=\"", out);
 		esc_prom_label(out, row->path, row->path_len);
@@ -213,7 +197,7 @@ static void put_sample(const struct sink *sink, const struct family *fam,
 	}
 	fputs_unlocked(row_type_name(row->type), out);
 	fputs_unlocked("\"} ", out);
-	put_u64(out, value);
+	sink_put_u64(out, value);
 	putc_unlocked('\n', out);
 }
 
@@ -228,24 +212,25 @@ static void prom_end(struct sink *sink, const struct row *total, uint64_t errors
 	}
 	/* in the order of -o (every family by default) */
 	for (size_t i = 0; i < sink->cfg.ncolumns && !sink->failed && !ferror(out); i++) {
-		const struct family *fam = family_of(sink->cfg.columns[i]);
+		enum column_id id = sink->cfg.columns[i];
+		char name[FAMILY_NAME_MAX];
 		bool started = false;
 		struct row row;
 
-		if (!fam)
+		if (!family_name(id, name))
 			continue;
 		if (!spool_rewind(sink))
 			break;
 		while (spool_next(sink, &row))
-			put_sample(sink, fam, &row, &started);
+			put_sample(sink, id, name, &row, &started);
 		if (sink->cfg.total_row)
-			put_sample(sink, fam, total, &started);
+			put_sample(sink, id, name, total, &started);
 	}
 	if (sink->failed)
 		return;
 	fputs_unlocked("# HELP pagestat_errors Files that could not be inspected.\n"
 		       "# TYPE pagestat_errors gauge\npagestat_errors ", out);
-	put_u64(out, errors);
+	sink_put_u64(out, errors);
 	putc_unlocked('\n', out);
 }
 

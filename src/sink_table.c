@@ -9,6 +9,7 @@
 #include "escape.h"
 #include "format.h"
 #include "progress.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 /* Rows are held back only to learn the widths of the columns that have
@@ -19,8 +20,7 @@
 struct table_state {
 	size_t width[COL_COUNT];
 	bool fixed[COL_COUNT]; /* the width is known before any row */
-	char *cells; /* held rows: ncolumns NUL-terminated cells each */
-	size_t len, cap;
+	struct strbuf cells; /* held rows: ncolumns NUL-terminated cells each */
 	size_t held;
 	bool streaming;
 	bool any_row; /* else the header alone is not worth printing */
@@ -35,22 +35,12 @@ static size_t text_width(const char *s)
 	return w;
 }
 
-static void reserve(struct table_state *st, size_t more)
+/* A cell of n bytes of s. */
+static void add_text(struct table_state *st, const char *s, size_t n)
 {
-	if (st->len + more <= st->cap)
-		return;
-	size_t cap = st->cap ? st->cap : 4096;
-	while (cap < st->len + more)
-		cap *= 2;
-	st->cells = xrealloc(st->cells, cap);
-	st->cap = cap;
-}
-
-static void append(struct table_state *st, const char *s, size_t n)
-{
-	memcpy(st->cells + st->len, s, n);
-	st->len += n;
-	st->cells[st->len++] = '\0';
+	sb_reserve(&st->cells, n + 1); /* even for n = 0: data is not NULL */
+	sb_put(&st->cells, s, n);
+	sb_putc(&st->cells, '\0');
 }
 
 /* A byte figure in the unit asked for. */
@@ -59,15 +49,13 @@ static size_t format_bytes(const struct sink *sink, char buf[FMT_BUFSIZE], uint6
 	return sink->cfg.unit == UNIT_BYTES ? fmt_u64(buf, bytes) : fmt_human(buf, bytes);
 }
 
-/* -i: the change in cached pages, signed ("+1.0M", "-8", "0B"); '-' on
- * the first sample. */
+/* -i: the change in cached pages, signed ("+1.0M", "-8", "0B"). */
 static size_t format_delta(const struct sink *sink, char buf[FMT_BUFSIZE + 1],
 			   const struct row *row)
 {
-	if (!row->delta_known)
-		return (size_t)(stpcpy(buf, "-") - buf);
-	uint64_t pages = row->delta < 0 ? -(uint64_t)row->delta : (uint64_t)row->delta;
-	size_t n = row->delta != 0;
+	uint64_t pages = row_delta_pages(row);
+	size_t n = pages != 0;
+
 	buf[0] = row->delta < 0 ? '-' : '+';
 	if (sink->cfg.counters_in_pages)
 		return n + fmt_u64(buf + n, pages);
@@ -81,114 +69,99 @@ static void add_bar(struct sink *sink, const struct row *row)
 {
 	static const char *const eighths[] = { "\u00b7", "\u2581", "\u2582", "\u2583", "\u2584",
 					       "\u2585", "\u2586", "\u2587", "\u2588" };
-	struct table_state *st = sink->state;
+	struct strbuf *cells = &((struct table_state *)sink->state)->cells;
 
-	reserve(st, row->nsegments * 3 + 1);
+	sb_reserve(cells, row->nsegments * 3 + 1);
 	for (size_t i = 0; i < row->nsegments; i++) {
 		uint64_t cached = row->segments[i].cached, pages = row->segments[i].pages;
 		if (pages == 0) {
-			st->cells[st->len++] = ' ';
+			cells->data[cells->len++] = ' ';
 		} else if (sink->cfg.utf8) {
 			/* any cached page shows: 1..7 eighths, 8 when all are */
 			unsigned level = cached == 0 ? 0 : cached >= pages ? 8
 					 : 1 + (unsigned)(cached * 7 / pages);
 			size_t n = strlen(eighths[level]);
-			memcpy(st->cells + st->len, eighths[level], n);
-			st->len += n;
+			memcpy(cells->data + cells->len, eighths[level], n);
+			cells->len += n;
 		} else {
 			char cell = (char)('0' + cached * 10 / pages);
 			if (cached == 0)
 				cell = '.';
 			else if (cached >= pages)
 				cell = '#';
-			st->cells[st->len++] = cell;
+			cells->data[cells->len++] = cell;
 		}
 	}
-	st->cells[st->len++] = '\0';
+	cells->data[cells->len++] = '\0';
 }
 
 /* -e: START-END for each extent, space-separated. */
 static void add_extents(struct sink *sink, const struct row *row)
 {
-	struct table_state *st = sink->state;
+	struct strbuf *cells = &((struct table_state *)sink->state)->cells;
 
 	for (size_t i = 0; i < row->nextents; i++) {
-		const struct extent *e = &row->extents[i];
-		reserve(st, 2 * FMT_BUFSIZE + 2);
 		if (i)
-			st->cells[st->len++] = ' ';
-		st->len += fmt_u64(st->cells + st->len, e->offset);
-		st->cells[st->len++] = '-';
-		st->len += fmt_u64(st->cells + st->len, e->offset + e->length);
+			sb_putc(cells, ' ');
+		sb_u64(cells, row->extents[i].offset);
+		sb_putc(cells, '-');
+		sb_u64(cells, row->extents[i].offset + row->extents[i].length);
 	}
-	reserve(st, 1);
-	st->cells[st->len++] = '\0';
+	sb_putc(cells, '\0');
 }
 
 static void add_cell(struct sink *sink, const struct row *row, enum column_id id)
 {
 	struct table_state *st = sink->state;
-	const struct column *col = &columns[id];
 	char buf[FMT_BUFSIZE + 1]; /* a sign, for DELTA */
-	size_t n = 0;
+	size_t n = 0, len;
 	uint64_t value;
 
-	switch (col->kind) {
+	/* '-' for no value keeps a row without it (mincore's unknown
+	 * counters, a directory's extents) from having a blank cell */
+	if (!column_known(id, row) || (id == COL_EXTENTS && row->nextents == 0)) {
+		add_text(st, "-", 1);
+		return;
+	}
+	switch (columns[id].kind) {
 	case KIND_TEXT: {
-		const char *text = id == COL_PATH ? row->path : column_text(id, row);
-		size_t len = id == COL_PATH ? row->path_len : text ? strlen(text) : 0;
-		if (!text) {
-			n = (size_t)(stpcpy(buf, id == COL_PATH ? "total" : "-") - buf);
-			break;
-		}
+		const char *text = column_text(id, row, &len);
 		size_t need = esc_terminal(NULL, 0, text, len, sink->cfg.utf8);
-		reserve(st, need + 1);
-		esc_terminal(st->cells + st->len, need + 1, text, len, sink->cfg.utf8);
-		st->len += need + 1;
+		sb_reserve(&st->cells, need + 1);
+		esc_terminal(st->cells.data + st->cells.len, need + 1, text, len, sink->cfg.utf8);
+		st->cells.len += need + 1;
 		return;
 	}
 	case KIND_SIZE:
-		column_value(col, row, &value);
+		column_value(id, row, &value);
 		n = format_bytes(sink, buf, value);
 		break;
 	case KIND_NUMBER:
-		column_value(col, row, &value);
+		column_value(id, row, &value);
 		n = fmt_u64(buf, value);
 		break;
 	case KIND_PAGES:
-		if (!column_value(col, row, &value))
-			n = (size_t)(stpcpy(buf, "-") - buf);
-		else if (sink->cfg.counters_in_pages)
+		column_value(id, row, &value);
+		if (sink->cfg.counters_in_pages)
 			n = fmt_u64(buf, value);
 		else
 			n = format_bytes(sink, buf, sink_pages_to_bytes(sink, value));
 		break;
 	case KIND_PERCENT:
-		if ((row->stat.known & PCS_CACHED) &&
-		    (n = fmt_percent(buf, row->stat.cached, row->stat.pages)))
-			buf[n++] = '%';
-		else
-			n = (size_t)(stpcpy(buf, "-") - buf);
+		n = fmt_percent(buf, row->stat.cached, row->stat.pages);
+		buf[n++] = '%';
 		break;
 	case KIND_DELTA:
 		n = format_delta(sink, buf, row);
 		break;
 	case KIND_SEGMENTS:
+		add_bar(sink, row);
+		return;
 	case KIND_EXTENTS:
-		/* '-' keeps a row without any (a directory, a file with no
-		 * extent) from having a blank cell */
-		if (!row_has_detail(row) || (col->kind == KIND_EXTENTS && row->nextents == 0)) {
-			n = (size_t)(stpcpy(buf, "-") - buf);
-			break;
-		}
-		if (col->kind == KIND_SEGMENTS)
-			add_bar(sink, row);
-		else
-			add_extents(sink, row);
+		add_extents(sink, row);
 		return;
 	}
-	reserve(st, n + 1);
-	append(st, buf, n);
+	add_text(st, buf, n);
 }
 
 /* Prints one line of cells (NUL-separated, starting at cells); returns
@@ -258,11 +231,11 @@ static void widen(struct table_state *st, const struct sink *sink, const char *c
 static void flush_held(struct sink *sink)
 {
 	struct table_state *st = sink->state;
-	const char *cells = st->cells;
+	const char *cells = st->cells.data;
 
 	for (size_t r = 0; r < st->held; r++)
 		cells = print_line(sink, cells);
-	st->len = 0;
+	st->cells.len = 0;
 	st->held = 0;
 	st->streaming = true;
 }
@@ -289,8 +262,7 @@ static void table_begin(struct sink *sink)
 		const char *h = id == COL_EXTENTS && sink->cfg.extents == EXTENTS_MISSING
 					? "MISSING" : columns[id].header;
 		size_t len = strlen(h);
-		reserve(st, len + 1);
-		append(st, h, len);
+		add_text(st, h, len);
 		if (len > st->width[i])
 			st->width[i] = len;
 	}
@@ -300,18 +272,18 @@ static void table_begin(struct sink *sink)
 static void add_row(struct sink *sink, const struct row *row)
 {
 	struct table_state *st = sink->state;
-	size_t start = st->len;
+	size_t start = st->cells.len;
 
 	st->any_row = true;
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++)
 		add_cell(sink, row, sink->cfg.columns[i]);
 	if (st->streaming) {
 		/* the widths stay: a wider value shifts this line only */
-		print_line(sink, st->cells + start);
-		st->len = start;
+		print_line(sink, st->cells.data + start);
+		st->cells.len = start;
 		return;
 	}
-	widen(st, sink, st->cells + start);
+	widen(st, sink, st->cells.data + start);
 	if (++st->held > TABLE_HOLD_ROWS) {
 		/* rows stream from now on: no meter among them on a terminal */
 		progress_stdout_streams();
@@ -341,7 +313,7 @@ static void table_free(struct sink *sink)
 	struct table_state *st = sink->state;
 
 	if (st)
-		free(st->cells);
+		sb_free(&st->cells);
 	free(st);
 }
 

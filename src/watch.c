@@ -201,11 +201,11 @@ static void sample_clear(struct sample *s)
 /* Fill in row's change and remember its cached pages for the next sample. */
 static void track(struct watch *watch, struct row *row)
 {
-	const char *path = row->path ? row->path : "";
-	size_t len = row->path ? row->path_len : 0;
+	size_t len;
+	const char *path = column_text(COL_PATH, row, &len);
 
 	row->delta_known = false;
-	if (row->error || !(row->stat.known & PCS_CACHED))
+	if (row->error || !column_known(COL_CACHED, row))
 		return;
 	if (watch->have_previous && watch->previous.cap) {
 		const struct seen_row *was =
@@ -217,11 +217,6 @@ static void track(struct watch *watch, struct row *row)
 		}
 	}
 	remember(&watch->current, (int)row->type, path, len, row->stat.cached);
-}
-
-static void delta_begin(struct sink *sink)
-{
-	sink_begin(sink->inner);
 }
 
 static void delta_row(struct sink *sink, const struct row *row)
@@ -249,7 +244,6 @@ static void delta_end(struct sink *sink, const struct row *total, uint64_t error
 
 /* the watch is not the sink's to free */
 static const struct sink_ops delta_ops = {
-	.begin = delta_begin,
 	.row = delta_row,
 	.end = delta_end,
 };

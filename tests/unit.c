@@ -1,4 +1,5 @@
-/* Unit tests of the pure functions: size and percent formatting, escaping. */
+/* Unit tests of the pure functions: size and percent formatting, escaping,
+ * the values of the columns. */
 #include <config.h>
 
 #include <stdbool.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "columns.h"
 #include "escape.h"
 #include "format.h"
 
@@ -331,6 +333,66 @@ static void test_put_terminal(void)
 	expect_escaper("put_terminal past the stack buffer", term_short, in, sizeof in, want);
 }
 
+/* What column_known, column_value and column_text say of a row. */
+static void expect_column(const char *what, enum column_id id, const struct row *row,
+			  bool known, const char *text)
+{
+	size_t len = 0;
+	const char *got = column_text(id, row, &len);
+
+	checks++;
+	if (column_known(id, row) != known) {
+		failures++;
+		fprintf(stderr, "FAIL %s: known is %d, want %d\n", what, !known, known);
+	}
+	if (columns[id].kind != KIND_TEXT)
+		return;
+	checks++;
+	if ((got == NULL) != (text == NULL) ||
+	    (got && (len != strlen(text) || memcmp(got, text, len) != 0))) {
+		failures++;
+		fprintf(stderr, "FAIL %s: text \"%.*s\", want \"%s\"\n", what, (int)len,
+			got ? got : "(null)", text ? text : "(null)");
+	}
+}
+
+static void test_columns(void)
+{
+	/* mincore knows only cached: no pages cached is still 0%, known */
+	struct row file = { .path = "dir/f.txt", .path_len = 5, .type = ROW_FILE,
+			    .stat = { .pages = 4, .known = PCS_CACHED } };
+	struct row total = { .type = ROW_TOTAL, .stat = { .known = PCS_ALL } };
+	uint64_t value = 7;
+
+	expect_column("path: path_len bytes", COL_PATH, &file, true, "dir/f");
+	expect_column("type", COL_TYPE, &file, true, "file");
+	expect_column("no backing file", COL_BACKING, &file, false, NULL);
+	expect_column("cached by mincore", COL_CACHED, &file, true, NULL);
+	expect_column("dirty unknown to mincore", COL_DIRTY, &file, false, NULL);
+	expect_column("percent of 4 pages", COL_PERCENT, &file, true, NULL);
+	expect_column("segments of a file", COL_SEGMENTS, &file, true, NULL);
+	expect_column("delta on a first sample", COL_DELTA, &file, false, NULL);
+	expect_column("the total's path", COL_PATH, &total, true, "total");
+	expect_column("the total's type", COL_TYPE, &total, true, "total");
+	expect_column("percent of no pages", COL_PERCENT, &total, false, NULL);
+	expect_column("extents of the total", COL_EXTENTS, &total, false, NULL);
+	expect_column("size", COL_SIZE, &total, true, NULL);
+	file.delta_known = true;
+	expect_column("delta on a later sample", COL_DELTA, &file, true, NULL);
+
+	checks++;
+	if (column_value(COL_DIRTY, &file, &value) || value != 7) {
+		failures++;
+		fputs("FAIL column_value of an unknown counter must be false, value untouched\n",
+		      stderr);
+	}
+	checks++;
+	if (!column_value(COL_PAGES, &file, &value) || value != 4) {
+		failures++;
+		fprintf(stderr, "FAIL column_value pages: %llu\n", (unsigned long long)value);
+	}
+}
+
 int main(void)
 {
 	test_human();
@@ -342,6 +404,7 @@ int main(void)
 	test_csv();
 	test_terminal();
 	test_put_terminal();
+	test_columns();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }
