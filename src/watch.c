@@ -143,7 +143,7 @@ static struct seen_row *find_slot(const struct sample *s, uint64_t hash, int typ
 		struct seen_row *slot = &s->slots[i];
 		if (slot->type < 0 ||
 		    (slot->hash == hash && slot->type == type && slot->path_len == len &&
-		     memcmp(s->paths + slot->path_at, path, len) == 0))
+		     (len == 0 || memcmp(s->paths + slot->path_at, path, len) == 0)))
 			return slot;
 	}
 }
