@@ -182,6 +182,24 @@ assert_row() {
 	done
 }
 
+# The paths of the rows of the JSON document in $output, in order.
+row_paths() {
+	jq -r '[.rows[].path] | join(" ")' <<<"$output"
+}
+
+# No row has PATH.
+refute_row() {
+	local n
+	n=$(jq --arg p "$1" '[.rows[] | select(.path == $p)] | length' <<<"$output")
+	assert_equal "rows with path $1: $n" "rows with path $1: 0"
+}
+
+# $output as one line: CSV or table lines joined by spaces.
+joined_lines() {
+	local IFS=' '
+	echo "${lines[*]}"
+}
+
 # A usage error: status 2, nothing on stdout (nothing half-done), a
 # message on stderr from pagestat holding each WANT.
 # usage: refused WANT... -- ARG...
@@ -198,6 +216,31 @@ refused() {
 	assert_stderr_has "${wants[@]}"
 }
 
+# As refused, with a list of names on standard input and --files0-from=-
+# (first, unless ARGs place it): the usage error must come before anything
+# is read or inspected, so the list is still unread afterwards (stdin is a
+# regular file whose offset pagestat would move by reading it).
+# usage: refused_unread WANT... -- ARG...
+refused_unread() {
+	local -a wants=()
+	local names_fd first=
+	while [[ $1 != -- ]]; do
+		wants+=("$1")
+		shift
+	done
+	shift
+	[[ " $* " == *" --files0-from=- "* ]] || set -- --files0-from=- "$@"
+	printf 'listed\0' >names
+	exec {names_fd}<names
+	run -2 --separate-stderr pagestat "$@" <&"$names_fd"
+	IFS= read -r -d '' first <&"$names_fd" || true
+	exec {names_fd}<&-
+	refute_output
+	[[ $stderr == "pagestat: "* ]] || fail "stderr does not start with 'pagestat: ': $stderr"
+	assert_stderr_has "${wants[@]}"
+	assert_equal "first name still unread: $first" "first name still unread: listed"
+}
+
 # Each KEY of the total of the JSON document in $output is VALUE.
 assert_total() {
 	local kv got
@@ -205,6 +248,23 @@ assert_total() {
 		got=$(jq -r --arg k "${kv%%=*}" '.total[$k]' <<<"$output")
 		assert_equal "total: ${kv%%=*}=$got" "total: $kv"
 	done
+}
+
+# ---- a tree that sort.bats and select.bats share -------------------------
+
+# mix/big        8 pages, 6 cached    75 %
+# mix/full       3 pages, 3 cached   100 %
+# mix/empty      0 pages             percent null
+# mix/sub/c      4 pages, 2 cached    50 %
+# mix/sub/one   10 pages, 1 cached    10 %
+# mix           25 pages, 12 cached   48 %, 5 files
+make_mix() {
+	mkdir -p mix/sub
+	make_partial mix/big 8 0 6
+	make_cached mix/full 3
+	: >mix/empty
+	make_partial mix/sub/c 4 1 2
+	make_partial mix/sub/one 10 9 1
 }
 
 # ---- block devices -------------------------------------------------------
