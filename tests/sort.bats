@@ -344,6 +344,18 @@ make_tree() {
 	assert_total files=5 cached=12
 }
 
+@test "no row to rank (--top -a over an empty directory, -s over an empty list): none shown, exit 0" {
+	mkdir empty
+	# under --enable-sanitizers, sorting nothing once ended in a report
+	run -0 --separate-stderr pagestat --top 3 -a -J empty
+	assert_equal "$(json_field '.rows | length')" 0
+	assert_total files=0 pages=0
+	assert_equal "$stderr" ""
+	run -0 --separate-stderr pagestat -s cached -J --files0-from=/dev/null
+	assert_equal "$(json_field '.rows | length')" 0
+	assert_equal "$stderr" ""
+}
+
 @test "--top without -a ranks the operands" {
 	make_mix
 	run -0 --separate-stderr pagestat --top 2 -J mix/sub/one mix/full mix/sub/c mix/big
