@@ -13,6 +13,8 @@ bats_load_library bats-file
 : "${LANDLOCKED:?LANDLOCKED must name tests/landlocked (make check sets it)}"
 JQ=${JQ:-jq}
 PYTHON3=${PYTHON3:-python3}
+# tests/, also for the suites in its subdirectories (tests/stress)
+HELPER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Never assume 4 KiB pages.
 PAGE=$("$PCARRANGE" pagesize)
@@ -265,6 +267,44 @@ make_mix() {
 	: >mix/empty
 	make_partial mix/sub/c 4 1 2
 	make_partial mix/sub/one 10 9 1
+}
+
+# ---- runs that must end, output that must hold together ------------------
+
+# pagestat under timeout: a hang fails the test (status 124, said on
+# stderr) instead of stalling the suite.  Never a timing assertion: the
+# bound is far above any run's time.
+bounded() {
+	rearrange || return
+	local status=0
+	timeout 120 "$PAGESTAT" "$@" || status=$?
+	note_if_disturbed
+	((status != 124)) || echo "pagestat did not end within 120 s: $*" >&2
+	return "$status"
+}
+
+# Every line on stderr is pagestat's (a message or its indented
+# continuation): no "Broken pipe" from the shell, no sanitizer report.
+# WHAT (say, "run 3 (csv)") begins the message of a failure.
+# usage: assert_stderr_clean [WHAT]
+assert_stderr_clean() {
+	local line
+	[[ -n $stderr ]] || return 0
+	while IFS= read -r line; do
+		[[ $line == "pagestat: "* || $line == "  "* ]] ||
+			fail "${1:+$1: }exit $status: a stray line on stderr: $line"$'\n'"stderr: $stderr"
+	done <<<"$stderr"
+}
+
+# The output of `pagestat -a --format=FORMAT OPERAND` in $output (exit
+# $status) holds together: valid, its file rows adding up to the
+# operand's row and to the total (tests/adds_up.py); else the failure
+# says what does not.
+# usage: assert_adds_up json|ndjson|csv OPERAND [WHAT]
+assert_adds_up() {
+	local problems
+	problems=$("$PYTHON3" "$HELPER_DIR/adds_up.py" "$1" "$2" "$status" 2>&1 <<<"$output") ||
+		fail "${3:+$3: }exit $status: $1 output that does not hold together:"$'\n'"$problems"$'\n'"stderr: $stderr"$'\n'"output ending: $(tail -c 2000 <<<"$output")"
 }
 
 # ---- block devices -------------------------------------------------------
