@@ -186,7 +186,8 @@ static void rank_end(struct sink *sink, const struct row *total, uint64_t errors
 	struct rank *r = sink->state;
 	bool ok = true;
 
-	qsort_r(r->rows, r->nrows, sizeof *r->rows, compare_kept, &r->cfg);
+	if (r->nrows) /* no row kept: rows is NULL, which qsort_r may not take */
+		qsort_r(r->rows, r->nrows, sizeof *r->rows, compare_kept, &r->cfg);
 	for (size_t i = 0; ok && i < r->nrows; i++)
 		ok = sink_row(sink->inner, &r->rows[i]->row);
 	for (size_t i = 0; ok && i < r->nfailed; i++)

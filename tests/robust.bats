@@ -1,6 +1,8 @@
 #!/usr/bin/env bats
 # Robustness (issue 5): trees that are deep, wide, cyclic or changing
 # under the walk, and output that cannot be written, in every format.
+# The long run against a tree changing without pause is
+# tests/stress/churn.bats (make check-stress).
 # The other rows of the issue's table are covered where their area is:
 # walk.bats, cli.bats, names.bats, range.bats, counts.bats, method.bats,
 # and tests/race.c (a file replaced between the walk's stat and the open).
@@ -12,14 +14,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-# The churn loop and the bind mounts outlive a failed test unless they
-# are undone here.
+# The bind mounts outlive a failed test unless they are undone here.
 teardown() {
-	if [[ -n ${CHURN-} ]]; then
-		kill "$CHURN" 2>/dev/null || true
-		wait "$CHURN" 2>/dev/null || true
-		CHURN=
-	fi
 	# a bind stacked on a bind: umount -R takes one level at a time
 	local i
 	if [[ -n ${MOUNTED-} ]]; then
@@ -28,29 +24,6 @@ teardown() {
 			umount -R "$MOUNTED" 2>/dev/null || umount -l "$MOUNTED" || break
 		done
 	fi
-}
-
-# pagestat under timeout: a hang fails the test (status 124, said on
-# stderr) instead of stalling the suite.  Never a timing assertion: the
-# bound is far above any run's time.
-bounded() {
-	rearrange || return
-	local status=0
-	timeout 120 "$PAGESTAT" "$@" || status=$?
-	note_if_disturbed
-	((status != 124)) || echo "pagestat did not end within 120 s: $*" >&2
-	return "$status"
-}
-
-# Every line on stderr is pagestat's (a message or its indented
-# continuation): no "Broken pipe" from the shell, no sanitizer report.
-assert_stderr_clean() {
-	local line
-	[[ -n $stderr ]] || return 0
-	while IFS= read -r line; do
-		[[ $line == "pagestat: "* || $line == "  "* ]] ||
-			fail "a stray line on stderr: $line"$'\n'"stderr: $stderr"
-	done <<<"$stderr"
 }
 
 # ---- depth ---------------------------------------------------------------
@@ -271,147 +244,8 @@ chain_dir() {
 }
 
 # ---- a tree changing during the walk ---------------------------------------
-
-# Creates, writes, renames and deletes files and directories in ROOT
-# without pause (only empty directories are removed, so the tree keeps
-# its size), puts symbolic links (some to ..) and FIFOs in place of
-# files, until killed or after 1800 s (should teardown never come).
-# ROOT starts as 3 levels of directories d0..d2 holding files f0..f59:
-# a walk long enough for the loop to change what it has listed but not
-# yet opened.
-write_churn() {
-	cat >churn.py <<-'EOF'
-		import os, random, sys, time
-		root = sys.argv[1]
-		dirs = ["d%d" % i for i in range(3)]
-		files = ["f%d" % i for i in range(60)]
-		rnd = random.Random(5)
-		def path():
-		    last = rnd.choice(dirs) if rnd.random() < 0.2 else rnd.choice(files)
-		    return os.path.join(root, *rnd.choices(dirs, k=rnd.randint(0, 2)), last)
-		def write(p):
-		    tmp = p + ".tmp"
-		    with open(tmp, "wb") as f:
-		        f.write(b"x" * rnd.choice([0, 100, 4096, 20000]))
-		    os.rename(tmp, p)
-		def replace(p, make):
-		    tmp = p + ".new"
-		    make(tmp)
-		    os.rename(tmp, p)
-		actions = [
-		    (35, write),
-		    (8, lambda p: os.mkdir(p)),
-		    (20, lambda p: os.rename(path(), p)),
-		    (12, lambda p: os.unlink(p)),
-		    (2, lambda p: os.rmdir(p)),
-		    (8, lambda p: replace(p, lambda t: os.symlink(rnd.choice(["..", "d1", "../d2", "nowhere"]), t))),
-		    (8, lambda p: replace(p, os.mkfifo)),
-		]
-		weights = [w for w, _ in actions]
-		deadline = time.time() + 1800
-		while time.time() < deadline and os.path.isdir(root):
-		    p = path()
-		    try:
-		        rnd.choices(actions, weights)[0][1](p)
-		    except OSError:
-		        pass
-	EOF
-	"$PYTHON3" - "$1" <<-'EOF'
-		import itertools, os, sys
-		for depth in range(3):
-		    for parts in itertools.product(["d0", "d1", "d2"], repeat=depth):
-		        d = os.path.join(sys.argv[1], *parts)
-		        os.makedirs(d, exist_ok=True)
-		        for i in range(60):
-		            with open(os.path.join(d, "f%d" % i), "wb") as f:
-		                f.write(b"y" * 5000)
-	EOF
-}
-
-# The document in $output holds together: errors count the error rows,
-# exit 1 comes with errors and 0 without, the file rows add up to the
-# operand's row and to the total.
-assert_json_consistent() {
-	local ok
-	ok=$(jq --argjson status "$status" '
-		(.rows | type == "array") and .total.type == "total"
-		and .errors == ([.rows[] | select(has("error"))] | length)
-		and ((.errors > 0) == ($status == 1))
-		and (.rows[-1].path == "tree" and .rows[-1].type == "directory")
-		and ([.rows[] | select(.type == "file")] as $f
-			| ($f | map(.files) | add // 0) == .total.files
-			and ($f | map(.cached) | add // 0) == .total.cached
-			and ($f | map(.pages) | add // 0) == .total.pages
-			and .rows[-1].files == .total.files and .rows[-1].cached == .total.cached)' \
-		<<<"$output") || fail "not valid JSON (exit $status), ending: $(tail -c 2000 <<<"$output")"
-	[[ $ok == true ]] ||
-		fail "the document does not hold together (exit $status), ending: $(tail -c 2000 <<<"$output")"
-}
-
-# The same for ndjson: each line one object, the total last.
-assert_ndjson_consistent() {
-	local objects lines ok
-	objects=$(jq -c . <<<"$output" | grep -c .) || fail "not valid ndjson, ending: $(tail -c 2000 <<<"$output")"
-	lines=$(grep -c . <<<"$output")
-	assert_equal "objects: $objects" "objects: $lines"
-	ok=$(jq -s '
-		.[-1].type == "total" and ([.[] | select(.type == "total")] | length) == 1
-		and .[-2].path == "tree"
-		and ([.[] | select(.type == "file")] as $f
-			| ($f | map(.files) | add // 0) == .[-1].files
-			and ($f | map(.cached) | add // 0) == .[-1].cached
-			and .[-2].files == .[-1].files)' <<<"$output")
-	[[ $ok == true ]] ||
-		fail "the rows do not add up to the total (exit $status), ending: $(tail -c 2000 <<<"$output")"
-}
-
-# And for CSV, read by Python's csv module.
-assert_csv_consistent() {
-	"$PYTHON3" -c '
-import csv, io, sys
-rows = list(csv.reader(io.StringIO(sys.stdin.read(), newline="")))
-head, body = rows[0], rows[1:]
-assert head[:2] == ["path", "type"], head
-assert all(len(r) == len(head) for r in body), "rows of unequal length"
-col = {name: i for i, name in enumerate(head)}
-files = [r for r in body if r[col["type"]] == "file"]
-dirs = [r for r in body if r[col["type"]] == "directory"]
-assert [r[col["path"]] for r in dirs] == ["tree"], "directory rows: %r" % dirs
-for key in ("files", "size", "pages", "cached", "dirty"):
-    total = sum(int(r[col[key]]) for r in files)
-    assert total == int(dirs[0][col[key]]), "%s: files add up to %d, the row says %s" % (key, total, dirs[0][col[key]])
-' <<<"$output" || fail "CSV that does not hold together (exit $status), ending: $(tail -c 2000 <<<"$output")"
-}
-
-@test "a tree changing under the walk: every run ends, exit 0 or 1, output valid and adding up" {
-	write_churn tree
-	"$PYTHON3" churn.py tree >/dev/null 2>&1 3>&- &
-	CHURN=$!
-	# not i: bats's run changes a global i (bats_any_in)
-	local round format runs=0
-	local -A met=([json]=0 [csv]=0 [ndjson]=0 [json-L]=0)
-	for ((round = 0; round < 20; round++)); do
-		for format in json csv ndjson json-L; do
-			case $format in
-			json-L) run --separate-stderr bounded -a -J -L tree ;;
-			*) run --separate-stderr bounded -a --format=$format tree ;;
-			esac
-			runs=$((runs + 1))
-			((status == 0 || status == 1)) ||
-				fail "run $runs ($format): exit $status"$'\n'"stderr: $stderr"
-			((status == 0)) || met[$format]=$((met[$format] + 1))
-			assert_stderr_clean
-			case $format in
-			json*) assert_json_consistent ;;
-			csv) assert_csv_consistent ;;
-			ndjson) assert_ndjson_consistent ;;
-			esac
-		done
-	done
-	kill -0 "$CHURN" || fail "the churn loop ended early: the tree stood still"
-	echo "# $runs runs while the tree changed; exit 1 (a change met): json ${met[json]}," \
-		"csv ${met[csv]}, ndjson ${met[ndjson]}, json -L ${met[json-L]}" >&3
-}
+# A tree changed without pause under 80 runs: tests/stress/churn.bats
+# (make check-stress).  Here, one change at a chosen moment each.
 
 # Runs pagestat ARG... under gdb, stopped as it is about to open the file
 # NAME, runs the shell command CMD there, and lets it go on.  Sets status,
@@ -450,7 +284,7 @@ stop_at_open() {
 	moved=$(ls -U tree | head -n 1)
 	stop_at_open "in-$moved" "mv tree/$moved elsewhere/" -a --format=ndjson tree
 	assert_stderr_clean
-	assert_ndjson_consistent
+	assert_adds_up ndjson tree
 	# the walk holds a descriptor of each directory it is in: the moved
 	# one is walked to its end, its files under the paths met
 	assert_equal "$stderr" ""
@@ -471,7 +305,7 @@ stop_at_open() {
 	# as its end (POSIX): nothing was left unread
 	stop_at_open in "mv tree/gone/sub elsewhere/ && rmdir tree/gone" -a -d 3 --format=ndjson tree
 	assert_stderr_clean
-	assert_ndjson_consistent
+	assert_adds_up ndjson tree
 	assert_equal "$stderr" ""
 	assert_equal "exit $status" "exit 0"
 	assert_equal "$(jq -s '.[-1].files' <<<"$output")" 2
@@ -507,7 +341,7 @@ chain_path() {
 	# walk opens d69 again down from d64 (the deepest still open), checked
 	stop_at_open bottom "mv $(chain_path 70) elsewhere/" --format=ndjson -a tree
 	assert_stderr_clean
-	assert_ndjson_consistent
+	assert_adds_up ndjson tree
 	assert_equal "$stderr" ""
 	assert_equal "exit $status" "exit 0"
 	assert_equal "$(jq -s '.[-1].files' <<<"$output")" 5
@@ -526,7 +360,7 @@ chain_path() {
 	stop_at_open bottom "mv $(chain_path 69) elsewhere/ && mv elsewhere/d69/d70 elsewhere/d70" \
 		--format=ndjson -a tree
 	assert_stderr_clean
-	assert_ndjson_consistent
+	assert_adds_up ndjson tree
 	local files
 	files=$(jq -s -r '[.[] | select(.type == "file") | .path | sub(".*/"; "")] | sort | join(" ")' <<<"$output")
 	if [[ $last == d70 ]]; then

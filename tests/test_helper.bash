@@ -13,6 +13,8 @@ bats_load_library bats-file
 : "${LANDLOCKED:?LANDLOCKED must name tests/landlocked (make check sets it)}"
 JQ=${JQ:-jq}
 PYTHON3=${PYTHON3:-python3}
+# tests/, also for the suites in its subdirectories (tests/stress)
+HELPER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Never assume 4 KiB pages.
 PAGE=$("$PCARRANGE" pagesize)
@@ -182,6 +184,24 @@ assert_row() {
 	done
 }
 
+# The paths of the rows of the JSON document in $output, in order.
+row_paths() {
+	jq -r '[.rows[].path] | join(" ")' <<<"$output"
+}
+
+# No row has PATH.
+refute_row() {
+	local n
+	n=$(jq --arg p "$1" '[.rows[] | select(.path == $p)] | length' <<<"$output")
+	assert_equal "rows with path $1: $n" "rows with path $1: 0"
+}
+
+# $output as one line: CSV or table lines joined by spaces.
+joined_lines() {
+	local IFS=' '
+	echo "${lines[*]}"
+}
+
 # A usage error: status 2, nothing on stdout (nothing half-done), a
 # message on stderr from pagestat holding each WANT.
 # usage: refused WANT... -- ARG...
@@ -198,6 +218,31 @@ refused() {
 	assert_stderr_has "${wants[@]}"
 }
 
+# As refused, with a list of names on standard input and --files0-from=-
+# (first, unless ARGs place it): the usage error must come before anything
+# is read or inspected, so the list is still unread afterwards (stdin is a
+# regular file whose offset pagestat would move by reading it).
+# usage: refused_unread WANT... -- ARG...
+refused_unread() {
+	local -a wants=()
+	local names_fd first=
+	while [[ $1 != -- ]]; do
+		wants+=("$1")
+		shift
+	done
+	shift
+	[[ " $* " == *" --files0-from=- "* ]] || set -- --files0-from=- "$@"
+	printf 'listed\0' >names
+	exec {names_fd}<names
+	run -2 --separate-stderr pagestat "$@" <&"$names_fd"
+	IFS= read -r -d '' first <&"$names_fd" || true
+	exec {names_fd}<&-
+	refute_output
+	[[ $stderr == "pagestat: "* ]] || fail "stderr does not start with 'pagestat: ': $stderr"
+	assert_stderr_has "${wants[@]}"
+	assert_equal "first name still unread: $first" "first name still unread: listed"
+}
+
 # Each KEY of the total of the JSON document in $output is VALUE.
 assert_total() {
 	local kv got
@@ -205,6 +250,61 @@ assert_total() {
 		got=$(jq -r --arg k "${kv%%=*}" '.total[$k]' <<<"$output")
 		assert_equal "total: ${kv%%=*}=$got" "total: $kv"
 	done
+}
+
+# ---- a tree that sort.bats and select.bats share -------------------------
+
+# mix/big        8 pages, 6 cached    75 %
+# mix/full       3 pages, 3 cached   100 %
+# mix/empty      0 pages             percent null
+# mix/sub/c      4 pages, 2 cached    50 %
+# mix/sub/one   10 pages, 1 cached    10 %
+# mix           25 pages, 12 cached   48 %, 5 files
+make_mix() {
+	mkdir -p mix/sub
+	make_partial mix/big 8 0 6
+	make_cached mix/full 3
+	: >mix/empty
+	make_partial mix/sub/c 4 1 2
+	make_partial mix/sub/one 10 9 1
+}
+
+# ---- runs that must end, output that must hold together ------------------
+
+# pagestat under timeout: a hang fails the test (status 124, said on
+# stderr) instead of stalling the suite.  Never a timing assertion: the
+# bound is far above any run's time.
+bounded() {
+	rearrange || return
+	local status=0
+	timeout 120 "$PAGESTAT" "$@" || status=$?
+	note_if_disturbed
+	((status != 124)) || echo "pagestat did not end within 120 s: $*" >&2
+	return "$status"
+}
+
+# Every line on stderr is pagestat's (a message or its indented
+# continuation): no "Broken pipe" from the shell, no sanitizer report.
+# WHAT (say, "run 3 (csv)") begins the message of a failure.
+# usage: assert_stderr_clean [WHAT]
+assert_stderr_clean() {
+	local line
+	[[ -n $stderr ]] || return 0
+	while IFS= read -r line; do
+		[[ $line == "pagestat: "* || $line == "  "* ]] ||
+			fail "${1:+$1: }exit $status: a stray line on stderr: $line"$'\n'"stderr: $stderr"
+	done <<<"$stderr"
+}
+
+# The output of `pagestat -a --format=FORMAT OPERAND` in $output (exit
+# $status) holds together: valid, its file rows adding up to the
+# operand's row and to the total (tests/adds_up.py); else the failure
+# says what does not.
+# usage: assert_adds_up json|ndjson|csv OPERAND [WHAT]
+assert_adds_up() {
+	local problems
+	problems=$("$PYTHON3" "$HELPER_DIR/adds_up.py" "$1" "$2" "$status" 2>&1 <<<"$output") ||
+		fail "${3:+$3: }exit $status: $1 output that does not hold together:"$'\n'"$problems"$'\n'"stderr: $stderr"$'\n'"output ending: $(tail -c 2000 <<<"$output")"
 }
 
 # ---- block devices -------------------------------------------------------

@@ -26,18 +26,6 @@ teardown() {
 
 # ---- helpers -------------------------------------------------------------
 
-# The paths of the rows of the JSON document in $output, in order.
-row_paths() {
-	jq -r '[.rows[].path] | join(" ")' <<<"$output"
-}
-
-# No row has PATH.
-refute_row() {
-	local n
-	n=$(jq --arg p "$1" '[.rows[] | select(.path == $p)] | length' <<<"$output")
-	assert_equal "rows with path $1: $n" "rows with path $1: 0"
-}
-
 # The row of path A comes before the row of path B.
 assert_before() {
 	local order
