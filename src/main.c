@@ -89,13 +89,17 @@ static int close_stdout(int status)
 int main(int argc, char **argv)
 {
 	struct options opts;
+	int status = STATUS_FATAL;
 
-	/* first of all: no file is opened with more power than needed */
-	if (!start(options_want_processes(argc, argv)))
-		return STATUS_FATAL;
-	int status = options_parse(argc, argv, &opts);
-	if (status == OPTIONS_RUN)
-		status = run_inspection(&opts);
-	options_free();
-	return close_stdout(status);
+	/* the parse opens no file: the capabilities are dropped after it,
+	 * knowing whether --pid needs CAP_SYS_PTRACE */
+	options_parse(argc, argv, &opts);
+	if (start(opts.npids > 0)) {
+		status = options_finish(&opts);
+		if (status == OPTIONS_RUN)
+			status = run_inspection(&opts);
+		status = close_stdout(status);
+	}
+	options_free(&opts);
+	return status;
 }
