@@ -194,12 +194,55 @@ static void version(void)
 #define SIZE_EXPECTED "a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64"
 #define SEGMENTS_MAX 4096
 
-static int bad_value(const char *option, const char *value, const char *expected)
+/* What options_parse leaves to options_finish, and what the lists read
+ * hold until options_free. */
+struct options_state {
+	enum {
+		PARSED_RUN,
+		PARSED_HELP,
+		PARSED_VERSION,
+		PARSED_TOLD,      /* getopt said what was wrong */
+		PARSED_BAD_VALUE, /* told by options_finish, once the locale is set */
+	} outcome;
+	const char *bad_option, *bad_value, *bad_expected;
+	const char *output_list; /* -o, resolved once the format is known */
+	bool output_all;
+	const char *offset, *length; /* as given, for the message on their sum */
+	const char *files0_from;
+	const char **exclude_files; /* --exclude-from */
+	size_t nexclude_files;
+	const char **output_files; /* each --output-file: the last is used, all are checked */
+	size_t noutput_files;
+	int noperands;
+	char **texts; /* what the lists held */
+	size_t ntexts;
+	char **names; /* --files0-from's operands, pointing into texts */
+};
+
+/* The array with room for element n + 1, n elements being held: the room
+ * doubles each time n reaches a power of two. */
+static void *grow(void *array, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return array;
+	return xrealloc(array, (n ? 2 * n : 1) * size);
+}
+
+/* Told by options_finish: a name is shown as the locale, set by then,
+ * allows (msg_name). */
+static void bad_value(struct options_state *st, const char *option, const char *value,
+		      const char *expected)
+{
+	st->outcome = PARSED_BAD_VALUE;
+	st->bad_option = option;
+	st->bad_value = value;
+	st->bad_expected = expected;
+}
+
+static int tell_bad_value(const char *option, const char *value, const char *expected)
 {
 	msg("invalid value for %s: ", option);
 	/* a value from the command line may hold anything */
-	/* a required argument, never NULL: the analyser follows -e's optarg */
-	/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
 	msg_name_str(value);
 	msg_more(" (expected %s)\n", expected);
 	msg_try_help();
@@ -209,8 +252,6 @@ static int bad_value(const char *option, const char *value, const char *expected
 /* A non-negative decimal integer, nothing else. */
 static bool parse_count(const char *s, long *out)
 {
-	/* a required argument, never NULL: the analyser follows -e's optarg */
-	/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
 	if (*s < '0' || *s > '9')
 		return false;
 	char *end;
@@ -222,12 +263,16 @@ static bool parse_count(const char *s, long *out)
 	return true;
 }
 
+/* A whole number from min to max (INT_MAX at most). */
+static bool parse_count_in(const char *s, long min, long max, long *out)
+{
+	return parse_count(s, out) && *out >= min && *out <= max;
+}
+
 /* A plain decimal number, "12", "12.5" or ".5": no sign, exponent, hex,
  * inf or nan, which strtod would take. */
 static bool parse_decimal(const char *s, double *out)
 {
-	/* a required argument, never NULL: the analyser follows -e's optarg */
-	/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
 	size_t digits = strspn(s, "0123456789");
 	const char *rest = s + digits;
 	if (*rest == '.') {
@@ -262,107 +307,6 @@ static const struct name_value extent_modes[] = {
 	{ NULL, 0 },
 };
 
-/* What --exclude-from and --files0-from read, and the lists pointing into
- * it: kept until options_free. */
-static char **texts;
-static size_t ntexts;
-static const char **excludes;
-static size_t excludes_cap;
-static const char **exclude_files; /* --exclude-from, read after parsing */
-static size_t nexclude_files;
-static char **names;
-static pid_t *pids;
-static size_t pids_cap;
-
-static void add_exclude(struct options *opts, const char *glob)
-{
-	if (opts->nexcludes == excludes_cap) {
-		excludes_cap = excludes_cap ? excludes_cap * 2 : 8;
-		excludes = xrealloc(excludes, excludes_cap * sizeof *excludes);
-	}
-	excludes[opts->nexcludes++] = glob;
-	opts->excludes = excludes;
-}
-
-/* The whole of FILE ("-": standard input), NUL-terminated, its length in
- * *len; NULL with errno set when it cannot be read. */
-static char *slurp(const char *file, size_t *len)
-{
-	/* with the user's own rights: a setcap pagestat reads no list its
-	 * user could not read without it */
-	FILE *in = user_fopen_read(file);
-	if (!in)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *text = xrealloc(NULL, cap);
-	for (;;) {
-		n += fread(text + n, 1, cap - n - 1, in);
-		if (n < cap - 1)
-			break;
-		cap *= 2;
-		text = xrealloc(text, cap);
-	}
-	int err = ferror(in) ? errno : 0;
-	if (in != stdin)
-		fclose(in);
-	if (err) {
-		free(text);
-		errno = err;
-		return NULL;
-	}
-	text[n] = '\0';
-	*len = n;
-	texts = xrealloc(texts, (ntexts + 1) * sizeof *texts);
-	texts[ntexts++] = text;
-	return text;
-}
-
-static int cannot_read(const char *option, const char *file)
-{
-	int err = errno;
-	msg("cannot read %s ", option);
-	msg_name_str(file);
-	msg_more(": %s\n", strerror(err));
-	return STATUS_USAGE;
-}
-
-/* --exclude-from: one glob a line; empty lines are skipped. */
-static int read_excludes(struct options *opts, const char *file)
-{
-	size_t len;
-	char *text = slurp(file, &len);
-	if (!text)
-		return cannot_read("--exclude-from", file);
-	for (char *line = text; line < text + len;) {
-		char *nl = strchrnul(line, '\n');
-		*nl = '\0';
-		if (*line)
-			add_exclude(opts, line);
-		line = nl + 1;
-	}
-	return OPTIONS_RUN;
-}
-
-/* --files0-from: names ended by NUL (the last one may lack it).  An empty
- * name stays, to be reported in its place, as du does. */
-static int read_names(struct options *opts, const char *file)
-{
-	size_t len, count = 0;
-	char *text = slurp(file, &len);
-	if (!text)
-		return cannot_read("--files0-from", file);
-	for (size_t i = 0; i < len; i++)
-		count += text[i] == '\0';
-	count += len > 0 && text[len - 1] != '\0';
-	names = xcalloc(count + 1, sizeof *names);
-	size_t n = 0;
-	for (char *name = text; name < text + len; name += strlen(name) + 1)
-		names[n++] = name;
-	names[n] = NULL;
-	opts->operands = names;
-	return OPTIONS_RUN;
-}
-
 static const struct name_value methods[] = {
 	{ "auto", PROBE_AUTO },
 	{ "cachestat", PROBE_CACHESTAT },
@@ -378,6 +322,284 @@ static const struct name_value formats[] = {
 	{ "prometheus", FORMAT_PROMETHEUS },
 	{ NULL, 0 },
 };
+
+static void add_exclude(struct options *opts, const char *glob)
+{
+	opts->excludes = grow(opts->excludes, opts->nexcludes, sizeof *opts->excludes);
+	opts->excludes[opts->nexcludes++] = glob;
+}
+
+/* The options, a function for each group of --help.  Each takes the keys
+ * of its group (and tells whether key was one); a bad value is kept in
+ * st for options_finish to tell. */
+
+/* Rows: -a, -d, -c, -s, --reverse, --top. */
+static bool rows_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	long count = 0;
+	int col;
+
+	switch (key) {
+	case 'a':
+		opts->all = true;
+		break;
+	case 'd':
+		if (!parse_count(arg, &opts->max_depth))
+			bad_value(st, "--max-depth", arg, "a whole number from 0 to 2147483647");
+		break;
+	case 'c':
+		opts->total = true;
+		break;
+	case 's':
+		col = column_lookup(arg, strlen(arg));
+		if (col < 0 || col == COL_SEGMENTS || col == COL_EXTENTS || col == COL_DELTA)
+			bad_value(st, "--sort", arg, "a column name, as in --help, other than "
+				  "segments, extents and delta");
+		opts->sort_key = col;
+		break;
+	case OPT_REVERSE:
+		opts->reverse = true;
+		break;
+	case OPT_TOP:
+		if (!parse_count_in(arg, 1, INT_MAX, &count))
+			bad_value(st, "--top", arg, "a whole number from 1 to 2147483647");
+		opts->top = (uint64_t)count;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Walk: -P, -H, -L, -x, -l, --exclude, --exclude-from, --files0-from,
+ * --pid, --method, -j. */
+static bool walk_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	long count = 0;
+	int value = 0;
+
+	switch (key) {
+	case 'P':
+		opts->follow = FOLLOW_NONE;
+		break;
+	case 'H':
+		opts->follow = FOLLOW_ARGS;
+		break;
+	case 'L':
+		opts->follow = FOLLOW_ALL;
+		break;
+	case 'x':
+		opts->one_file_system = true;
+		break;
+	case 'l':
+		opts->count_links = true;
+		break;
+	case OPT_EXCLUDE:
+		if (!*arg)
+			bad_value(st, "--exclude", arg, "a glob such as '*.log'");
+		add_exclude(opts, arg);
+		break;
+	case OPT_EXCLUDE_FROM:
+		st->exclude_files = grow(st->exclude_files, st->nexclude_files,
+					 sizeof *st->exclude_files);
+		st->exclude_files[st->nexclude_files++] = arg;
+		break;
+	case OPT_FILES0_FROM:
+		st->files0_from = arg;
+		break;
+	case OPT_PID:
+		if (!parse_count_in(arg, 1, INT_MAX, &count))
+			bad_value(st, "--pid", arg,
+				  "a process ID, a whole number from 1 to 2147483647");
+		opts->pids = grow(opts->pids, opts->npids, sizeof *opts->pids);
+		opts->pids[opts->npids++] = (pid_t)count;
+		break;
+	case OPT_METHOD:
+		if (!parse_name(arg, methods, &value))
+			bad_value(st, "--method", arg, "auto, cachestat or mincore");
+		opts->method = (enum probe_method)value;
+		break;
+	case 'j':
+		if (!parse_count_in(arg, 1, JOBS_MAX, &count))
+			bad_value(st, "--jobs", arg, "a whole number from 1 to 256");
+		opts->jobs = (unsigned)count;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Range: --offset, --length, -S, -e. */
+static bool range_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	long count = 0;
+	int value = 0;
+
+	switch (key) {
+	case OPT_OFFSET:
+		if (!fmt_parse_size(arg, &opts->range.offset))
+			bad_value(st, "--offset", arg, SIZE_EXPECTED);
+		st->offset = arg;
+		break;
+	case OPT_LENGTH:
+		if (!fmt_parse_size(arg, &opts->range.length))
+			bad_value(st, "--length", arg, SIZE_EXPECTED);
+		st->length = arg;
+		break;
+	case 'S':
+		if (!parse_count_in(arg, 1, SEGMENTS_MAX, &count))
+			bad_value(st, "--segments", arg, "a whole number from 1 to 4096");
+		opts->segments = (unsigned)count;
+		break;
+	case 'e':
+		value = EXTENTS_CACHED;
+		if (arg && !parse_name(arg, extent_modes, &value))
+			bad_value(st, "--extents", arg, "cached or missing");
+		opts->extents = (enum extent_mode)value;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Output: --format, -J, --csv, -o, --output-all, -b, -p, -n,
+ * --output-file, -q, --progress, --no-progress, --expect-cached. */
+static bool output_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	int value = 0;
+
+	switch (key) {
+	case OPT_FORMAT:
+		if (!parse_name(arg, formats, &value))
+			bad_value(st, "--format", arg, "table, csv, json, ndjson or prometheus");
+		opts->format = (enum output_format)value;
+		break;
+	case 'J':
+		opts->format = FORMAT_JSON;
+		break;
+	case OPT_CSV:
+		opts->format = FORMAT_CSV;
+		break;
+	case 'o':
+		st->output_list = arg;
+		st->output_all = false;
+		break;
+	case OPT_OUTPUT_ALL:
+		st->output_all = true;
+		break;
+	case 'b':
+		opts->unit = UNIT_BYTES;
+		break;
+	case 'p':
+		opts->counters_in_pages = true;
+		break;
+	case 'n':
+		opts->headings = false;
+		break;
+	case OPT_OUTPUT_FILE:
+		/* checked by options_finish: that looks at the file system */
+		st->output_files = grow(st->output_files, st->noutput_files,
+					sizeof *st->output_files);
+		st->output_files[st->noutput_files++] = arg;
+		opts->output_file = arg;
+		break;
+	case 'q':
+		opts->quiet = true;
+		break;
+	case OPT_PROGRESS:
+		opts->progress = PROGRESS_ALWAYS;
+		break;
+	case OPT_NO_PROGRESS:
+		opts->progress = PROGRESS_NEVER;
+		break;
+	case OPT_EXPECT_CACHED:
+		if (!parse_decimal(arg, &opts->expect_cached) || opts->expect_cached > 100)
+			bad_value(st, "--expect-cached", arg,
+				  "a percentage from 0 to 100, such as 90 or 99.5");
+		opts->expect_cached_arg = arg;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* Watch: -i, --count. */
+static bool watch_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	long count = 0;
+
+	switch (key) {
+	case 'i':
+		if (!parse_decimal(arg, &opts->interval) || opts->interval < 0.001 ||
+		    opts->interval > INT_MAX)
+			bad_value(st, "--interval", arg,
+				  "a number of seconds from 0.001 to 2147483647, such as 2 or 0.5");
+		break;
+	case OPT_COUNT:
+		if (!parse_count_in(arg, 1, INT_MAX, &count))
+			bad_value(st, "--count", arg, "a whole number from 1 to 2147483647");
+		opts->count = (uint64_t)count;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static void take_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	static bool (*const groups[])(int, const char *, struct options *,
+				      struct options_state *) = {
+		rows_option, walk_option, range_option, output_option, watch_option,
+	};
+
+	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
+		if (groups[i](key, arg, opts, st))
+			return;
+	if (key == 'h') {
+		st->outcome = PARSED_HELP;
+	} else if (key == 'V') {
+		st->outcome = PARSED_VERSION;
+	} else {
+		msg_try_help(); /* after getopt's own message */
+		st->outcome = PARSED_TOLD;
+	}
+}
+
+void options_parse(int argc, char **argv, struct options *opts)
+{
+	static char *dot[] = { ".", NULL };
+	struct options_state *st = xcalloc(1, sizeof *st);
+	int key;
+
+	*opts = (struct options){
+		.headings = true,
+		.max_depth = -1,
+		/* a link named as FILE has no page cache of its own: who
+		 * names /var/lib/mysql means the data */
+		.follow = FOLLOW_ARGS,
+		.method = PROBE_AUTO,
+		.format = FORMAT_TABLE,
+		.unit = UNIT_HUMAN,
+		.sort_key = -1,
+		.jobs = 1,
+		.expect_cached = -1,
+		.state = st,
+	};
+	st->offset = "0";
+	st->length = "0";
+	/* getopt's own messages start with argv[0]; ours with "pagestat". */
+	argv[0] = (char *)"pagestat";
+	/* the first problem, --help or --version ends the parse */
+	while (st->outcome == PARSED_RUN &&
+	       (key = getopt_long(argc, argv, short_options, long_options, NULL)) != -1)
+		take_option(key, optarg, opts, st);
+	st->noperands = argc - optind;
+	opts->operands = optind < argc ? argv + optind : dot;
+}
 
 /* -o is resolved once the format is known, since "+LIST" extends the
  * format's defaults. */
@@ -424,16 +646,15 @@ static int usage_error(const char *message)
 }
 
 /* Checks that need every option: run after the last one is read. */
-static int check_combinations(struct options *opts, const char *offset, const char *length,
-			      const char *files0_from, int operands)
+static int check_combinations(struct options *opts, const struct options_state *st)
 {
 	uint64_t end;
 	/* the range may end at 2^64 exactly (end wraps to 0), not past it */
 	if (__builtin_add_overflow(opts->range.offset, opts->range.length, &end) && end != 0) {
 		msg("--offset ");
-		msg_name_str(offset);
+		msg_name_str(st->offset);
 		msg_more(" plus --length ");
-		msg_name_str(length);
+		msg_name_str(st->length);
 		msg_more(" passes 2^64 bytes, the largest offset there is\n");
 		msg_try_help();
 		return STATUS_USAGE;
@@ -444,13 +665,13 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 		return usage_error("--reverse needs --sort or --top");
 	if (opts->top && opts->sort_key < 0)
 		opts->sort_key = COL_CACHED;
-	if (files0_from && operands > 0)
+	if (st->files0_from && st->noperands > 0)
 		return usage_error("FILE operands cannot be combined with --files0-from");
-	if (opts->npids && (files0_from || operands > 0))
+	if (opts->npids && (st->files0_from || st->noperands > 0))
 		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
-	bool stdin_taken = files0_from && strcmp(files0_from, "-") == 0;
-	for (size_t i = 0; i < nexclude_files; i++) {
-		if (strcmp(exclude_files[i], "-") != 0)
+	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;
+	for (size_t i = 0; i < st->nexclude_files; i++) {
+		if (strcmp(st->exclude_files[i], "-") != 0)
 			continue;
 		if (stdin_taken)
 			return usage_error("standard input can be read once: give '-' to "
@@ -460,249 +681,133 @@ static int check_combinations(struct options *opts, const char *offset, const ch
 	return OPTIONS_RUN;
 }
 
-bool options_want_processes(int argc, char **argv)
+/* The whole of FILE ("-": standard input), NUL-terminated, its length in
+ * *len, kept in st until options_free; NULL with errno set when it cannot
+ * be read. */
+static char *slurp(struct options_state *st, const char *file, size_t *len)
 {
-	bool pid = false;
-	int c, saved_opterr = opterr;
-	/* getopt_long reorders what it reads: the real parse must see argv
-	 * as given (pagestat DIR -j must still lack -j's value) */
-	char **copy = xcalloc((size_t)argc + 1, sizeof *copy);
-
-	memcpy(copy, argv, (size_t)argc * sizeof *copy);
-	/* a silent first pass over the same table: abbreviations and
-	 * "--" are understood as the real parse will understand them */
-	opterr = 0;
-	while ((c = getopt_long(argc, copy, short_options, long_options, NULL)) != -1)
-		pid |= c == OPT_PID;
-	opterr = saved_opterr;
-	optind = 0; /* glibc: start afresh, as for a first call */
-	free(copy);
-	return pid;
+	/* with the user's own rights: a setcap pagestat reads no list its
+	 * user could not read without it */
+	FILE *in = user_fopen_read(file);
+	if (!in)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *text = xrealloc(NULL, cap);
+	for (;;) {
+		n += fread(text + n, 1, cap - n - 1, in);
+		if (n < cap - 1)
+			break;
+		cap *= 2;
+		text = xrealloc(text, cap);
+	}
+	int err = ferror(in) ? errno : 0;
+	if (in != stdin)
+		fclose(in);
+	if (err) {
+		free(text);
+		errno = err;
+		return NULL;
+	}
+	text[n] = '\0';
+	*len = n;
+	st->texts = grow(st->texts, st->ntexts, sizeof *st->texts);
+	st->texts[st->ntexts++] = text;
+	return text;
 }
 
-int options_parse(int argc, char **argv, struct options *opts)
+static int cannot_read(const char *option, const char *file)
 {
-	static char *dot[] = { ".", NULL };
-	const char *output_list = NULL, *offset = "0", *length = "0", *files0_from = NULL;
-	bool output_all = false;
-	const char *expected;
-	long count;
-	int c, value, status;
+	int err = errno;
+	msg("cannot read %s ", option);
+	msg_name_str(file);
+	msg_more(": %s\n", strerror(err));
+	return STATUS_USAGE;
+}
 
-	/* getopt's own messages start with argv[0]; ours with "pagestat". */
-	argv[0] = (char *)"pagestat";
-	*opts = (struct options){
-		.headings = true,
-		.max_depth = -1,
-		/* a link named as FILE has no page cache of its own: who
-		 * names /var/lib/mysql means the data */
-		.follow = FOLLOW_ARGS,
-		.method = PROBE_AUTO,
-		.format = FORMAT_TABLE,
-		.unit = UNIT_HUMAN,
-		.sort_key = -1,
-		.jobs = 1,
-		.expect_cached = -1,
-	};
-
-	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			opts->all = true;
-			break;
-		case 'c':
-			opts->total = true;
-			break;
-		case 'd':
-			if (!parse_count(optarg, &opts->max_depth))
-				return bad_value("--max-depth", optarg, "a whole number from 0 to 2147483647");
-			break;
-		case 's':
-			/* a required argument, never NULL: the analyser follows -e's optarg */
-			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
-			value = column_lookup(optarg, strlen(optarg));
-			if (value < 0 || value == COL_SEGMENTS || value == COL_EXTENTS ||
-			    value == COL_DELTA)
-				return bad_value("--sort", optarg,
-						 "a column name, as in --help, other than segments, "
-						 "extents and delta");
-			opts->sort_key = value;
-			break;
-		case OPT_REVERSE:
-			opts->reverse = true;
-			break;
-		case OPT_TOP:
-			if (!parse_count(optarg, &count) || count < 1)
-				return bad_value("--top", optarg, "a whole number from 1 to 2147483647");
-			opts->top = (uint64_t)count;
-			break;
-		case OPT_EXCLUDE:
-			/* a required argument, never NULL: the analyser follows -e's optarg */
-			/* NOLINTNEXTLINE(clang-analyzer-core.NonNullParamChecker,clang-analyzer-core.NullDereference) */
-			if (!*optarg)
-				return bad_value("--exclude", optarg, "a glob such as '*.log'");
-			add_exclude(opts, optarg);
-			break;
-		case OPT_EXCLUDE_FROM:
-			/* read once every option is known good */
-			exclude_files = xrealloc(exclude_files, (nexclude_files + 1) *
-						 sizeof *exclude_files);
-			exclude_files[nexclude_files++] = optarg;
-			break;
-		case OPT_FILES0_FROM:
-			files0_from = optarg;
-			break;
-		case OPT_OFFSET:
-			if (!fmt_parse_size(optarg, &opts->range.offset))
-				return bad_value("--offset", optarg, SIZE_EXPECTED);
-			offset = optarg;
-			break;
-		case OPT_LENGTH:
-			if (!fmt_parse_size(optarg, &opts->range.length))
-				return bad_value("--length", optarg, SIZE_EXPECTED);
-			length = optarg;
-			break;
-		case 'S':
-			if (!parse_count(optarg, &count) || count < 1 || count > SEGMENTS_MAX)
-				return bad_value("--segments", optarg, "a whole number from 1 to 4096");
-			opts->segments = (unsigned)count;
-			break;
-		case 'e':
-			value = EXTENTS_CACHED;
-			if (optarg && !parse_name(optarg, extent_modes, &value))
-				return bad_value("--extents", optarg, "cached or missing");
-			opts->extents = (enum extent_mode)value;
-			break;
-		case 'H':
-			opts->follow = FOLLOW_ARGS;
-			break;
-		case 'L':
-			opts->follow = FOLLOW_ALL;
-			break;
-		case 'P':
-			opts->follow = FOLLOW_NONE;
-			break;
-		case 'x':
-			opts->one_file_system = true;
-			break;
-		case 'l':
-			opts->count_links = true;
-			break;
-		case 'j':
-			if (!parse_count(optarg, &count) || count < 1 || count > JOBS_MAX)
-				return bad_value("--jobs", optarg, "a whole number from 1 to 256");
-			opts->jobs = (unsigned)count;
-			break;
-		case OPT_METHOD:
-			if (!parse_name(optarg, methods, &value))
-				return bad_value("--method", optarg, "auto, cachestat or mincore");
-			opts->method = (enum probe_method)value;
-			break;
-		case OPT_FORMAT:
-			if (!parse_name(optarg, formats, &value))
-				return bad_value("--format", optarg,
-						 "table, csv, json, ndjson or prometheus");
-			opts->format = (enum output_format)value;
-			break;
-		case 'J':
-			opts->format = FORMAT_JSON;
-			break;
-		case OPT_CSV:
-			opts->format = FORMAT_CSV;
-			break;
-		case 'o':
-			output_list = optarg;
-			output_all = false;
-			break;
-		case OPT_OUTPUT_ALL:
-			output_all = true;
-			break;
-		case 'b':
-			opts->unit = UNIT_BYTES;
-			break;
-		case 'p':
-			opts->counters_in_pages = true;
-			break;
-		case 'n':
-			opts->headings = false;
-			break;
-		case 'q':
-			opts->quiet = true;
-			break;
-		case OPT_EXPECT_CACHED:
-			if (!parse_decimal(optarg, &opts->expect_cached) || opts->expect_cached > 100)
-				return bad_value("--expect-cached", optarg,
-						 "a percentage from 0 to 100, such as 90 or 99.5");
-			opts->expect_cached_arg = optarg;
-			break;
-		case 'i':
-			if (!parse_decimal(optarg, &opts->interval) || opts->interval < 0.001 ||
-			    opts->interval > INT_MAX)
-				return bad_value("--interval", optarg,
-						 "a number of seconds from 0.001 to 2147483647, "
-						 "such as 2 or 0.5");
-			break;
-		case OPT_COUNT:
-			if (!parse_count(optarg, &count) || count < 1)
-				return bad_value("--count", optarg, "a whole number from 1 to 2147483647");
-			opts->count = (uint64_t)count;
-			break;
-		case OPT_PID:
-			if (!parse_count(optarg, &count) || count < 1)
-				return bad_value("--pid", optarg, "a process ID, a whole number from 1 "
-						 "to 2147483647");
-			if (opts->npids == pids_cap) {
-				pids_cap = pids_cap ? pids_cap * 2 : 8;
-				pids = xrealloc(pids, pids_cap * sizeof *pids);
-			}
-			pids[opts->npids++] = (pid_t)count;
-			opts->pids = pids;
-			break;
-		case OPT_PROGRESS:
-			opts->progress = PROGRESS_ALWAYS;
-			break;
-		case OPT_NO_PROGRESS:
-			opts->progress = PROGRESS_NEVER;
-			break;
-		case OPT_OUTPUT_FILE:
-			if (!outfile_check(optarg, &expected))
-				return bad_value("--output-file", optarg, expected);
-			opts->output_file = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return STATUS_OK;
-		case 'V':
-			version();
-			return STATUS_OK;
-		default:
-			msg_try_help();
-			return STATUS_USAGE;
-		}
+/* --exclude-from: one glob a line; empty lines are skipped. */
+static int read_excludes(struct options *opts, const char *file)
+{
+	size_t len;
+	char *text = slurp(opts->state, file, &len);
+	if (!text)
+		return cannot_read("--exclude-from", file);
+	for (char *line = text; line < text + len;) {
+		char *nl = strchrnul(line, '\n');
+		*nl = '\0';
+		if (*line)
+			add_exclude(opts, line);
+		line = nl + 1;
 	}
-
-	status = check_combinations(opts, offset, length, files0_from, argc - optind);
-	if (status == OPTIONS_RUN)
-		status = resolve_columns(opts, output_list, output_all);
-	if (status != OPTIONS_RUN)
-		return status;
-	/* read last: a usage error must not consume standard input first */
-	for (size_t i = 0; i < nexclude_files; i++)
-		if ((status = read_excludes(opts, exclude_files[i])) != OPTIONS_RUN)
-			return status;
-	if (files0_from)
-		return read_names(opts, files0_from);
-	opts->operands = optind < argc ? argv + optind : dot;
 	return OPTIONS_RUN;
 }
 
-void options_free(void)
+/* --files0-from: names ended by NUL (the last one may lack it).  An empty
+ * name stays, to be reported in its place, as du does. */
+static int read_names(struct options *opts, const char *file)
 {
-	for (size_t i = 0; i < ntexts; i++)
-		free(texts[i]);
-	free(texts);
-	free(excludes);
-	free(exclude_files);
-	free(names);
-	free(pids);
+	struct options_state *st = opts->state;
+	size_t len, count = 0;
+	char *text = slurp(st, file, &len);
+	if (!text)
+		return cannot_read("--files0-from", file);
+	for (size_t i = 0; i < len; i++)
+		count += text[i] == '\0';
+	count += len > 0 && text[len - 1] != '\0';
+	st->names = xcalloc(count + 1, sizeof *st->names);
+	size_t n = 0;
+	for (char *name = text; name < text + len; name += strlen(name) + 1)
+		st->names[n++] = name;
+	st->names[n] = NULL;
+	opts->operands = st->names;
+	return OPTIONS_RUN;
+}
+
+int options_finish(struct options *opts)
+{
+	struct options_state *st = opts->state;
+	const char *expected;
+
+	if (st->outcome == PARSED_TOLD)
+		return STATUS_USAGE;
+	/* the parse ends at a bad value, --help or --version: an --output-file
+	 * seen came before it, and is judged first, in command-line order */
+	for (size_t i = 0; i < st->noutput_files; i++)
+		if (!outfile_check(st->output_files[i], &expected))
+			return tell_bad_value("--output-file", st->output_files[i], expected);
+	switch (st->outcome) {
+	case PARSED_BAD_VALUE:
+		return tell_bad_value(st->bad_option, st->bad_value, st->bad_expected);
+	case PARSED_HELP:
+		usage(stdout);
+		return STATUS_OK;
+	case PARSED_VERSION:
+		version();
+		return STATUS_OK;
+	default:
+		break;
+	}
+	int status = check_combinations(opts, st);
+	if (status == OPTIONS_RUN)
+		status = resolve_columns(opts, st->output_list, st->output_all);
+	/* read last: a usage error must not consume standard input first */
+	for (size_t i = 0; status == OPTIONS_RUN && i < st->nexclude_files; i++)
+		status = read_excludes(opts, st->exclude_files[i]);
+	if (status == OPTIONS_RUN && st->files0_from)
+		status = read_names(opts, st->files0_from);
+	return status;
+}
+
+void options_free(struct options *opts)
+{
+	struct options_state *st = opts->state;
+
+	for (size_t i = 0; i < st->ntexts; i++)
+		free(st->texts[i]);
+	free(st->texts);
+	free(st->names);
+	free(st->exclude_files);
+	free(st->output_files);
+	free(st);
+	free(opts->excludes);
+	free(opts->pids);
 }

@@ -41,27 +41,33 @@ struct options {
 	const char *expect_cached_arg; /* PERCENT as given, for messages */
 	double interval;            /* -i SECONDS, or 0: one sample */
 	uint64_t count;             /* --count N, or 0: until a signal */
-	const pid_t *pids;          /* --pid, in the order given; else NULL */
+	pid_t *pids;                /* --pid, in the order given; else NULL */
 	size_t npids;
 	enum progress_mode progress; /* --progress, --no-progress */
 	const char *output_file;    /* --output-file, or NULL */
 	char **operands; /* NULL-terminated */
+	/* what options_finish has left to do, and what the lists read hold
+	 * (the operands and exclusions point into it): options.c's own */
+	struct options_state *state;
 };
 
-/* options_parse() returns this when the run should go on; otherwise the
+/* options_finish() returns this when the run should go on; otherwise the
  * exit status (0 after --help or --version, 2 for a usage error). */
 #define OPTIONS_RUN (-1)
 
+/* The command line into opts, each value checked.  Opens no file, so it
+ * runs before caps_drop, which must know whether --pid was asked; prints
+ * only getopt's own messages.  Then options_finish, whatever happened. */
+void options_parse(int argc, char **argv, struct options *opts);
 
-int options_parse(int argc, char **argv, struct options *opts);
+/* What needs the capabilities dropped, and the locale for the names it
+ * shows: tells a bad value options_parse met, checks --output-file, does
+ * --help or --version, checks the options together, reads --exclude-from
+ * and --files0-from (with the user's own rights).  OPTIONS_RUN, or the
+ * exit status. */
+int options_finish(struct options *opts);
 
-/* Whether the command line asks for --pid (which needs CAP_SYS_PTRACE to
- * read the /proc entries of other users' processes).  Reads no file;
- * called before the capabilities are dropped, and before options_parse. */
-bool options_want_processes(int argc, char **argv);
-
-/* Frees what options_parse read from files (the operands and exclusions
- * of the options it filled point into it). */
-void options_free(void);
+/* Frees what opts owns: its lists, and what was read into them. */
+void options_free(struct options *opts);
 
 #endif
