@@ -38,6 +38,8 @@ void agg_stat_add(struct pagecache_stat *into, const struct pagecache_stat *from
 	into->writeback += from->writeback;
 	into->evicted += from->evicted;
 	into->recently_evicted += from->recently_evicted;
+	into->dropped += from->dropped;
+	into->read += from->read;
 	into->known &= from->known;
 }
 

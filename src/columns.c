@@ -23,6 +23,12 @@ const struct column columns[COL_COUNT] = {
 			 "pages in the page cache", "Bytes in the page cache." },
 	[COL_PERCENT] = { "percent", "PERCENT", KIND_PERCENT, PCS_CACHED, 0, true,
 			  "cached pages as a share of pages", NULL },
+	[COL_DROPPED] = { "dropped", "DROPPED", KIND_PAGES, 0, AT(stat.dropped), true,
+			  "with --evict: pages dropped from the cache",
+			  "Bytes dropped from the page cache by --evict." },
+	[COL_READ] = { "read", "READ", KIND_PAGES, 0, AT(stat.read), true,
+		       "with --warm or --warm-from: pages read into the cache",
+		       "Bytes read into the page cache by --warm or --warm-from." },
 	[COL_DIRTY] = { "dirty", "DIRTY", KIND_PAGES, PCS_DIRTY, AT(stat.dirty), true,
 			"cached pages modified but not yet written back",
 			"Cached bytes modified but not yet written back." },
@@ -40,6 +46,15 @@ const struct column columns[COL_COUNT] = {
 			"files counted in the row", "Regular files counted in the row." },
 	[COL_BACKING] = { "backing", "BACKING", KIND_TEXT, 0, 0, false,
 			  "on overlayfs: the layer's file that was inspected", NULL },
+	[COL_INODE] = { "inode", "INODE", KIND_NUMBER, PCS_IDENTITY, AT(stat.inode), false,
+			"a file's inode number", NULL },
+	[COL_FILE_SIZE] = { "file_size", "FILE_SIZE", KIND_NUMBER, PCS_IDENTITY,
+			    AT(stat.file_size), false, "a file's size in bytes, whatever the range",
+			    NULL },
+	[COL_MTIME] = { "mtime", "MTIME", KIND_NUMBER, PCS_IDENTITY, AT(stat.mtime), false,
+			"a file's modification time, seconds since 1970", NULL },
+	[COL_MTIME_NSEC] = { "mtime_nsec", "MTIME_NSEC", KIND_NUMBER, PCS_IDENTITY,
+			     AT(stat.mtime_nsec), false, "and its nanoseconds", NULL },
 	[COL_SEGMENTS] = { "segments", "SEGMENTS", KIND_SEGMENTS, PCS_CACHED, 0, true,
 			   "with -S: the cached share of each part of the range", NULL },
 	[COL_EXTENTS] = { "extents", "EXTENTS", KIND_EXTENTS, PCS_CACHED, 0, true,
@@ -173,8 +188,11 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 	size_t n = 0;
 	/* PATH goes last in the table, as in du and fincore. */
 	for (int i = 0; i < COL_COUNT; i++) {
+		bool identity = i == COL_INODE || i == COL_FILE_SIZE || i == COL_MTIME ||
+				i == COL_MTIME_NSEC;
 		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
-		    i == COL_DELTA)
+		    (identity && !(extents && !table) && !all) || i == COL_DELTA || i == COL_DROPPED ||
+		    i == COL_READ)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))
 			ids[n++] = (enum column_id)i;
@@ -186,8 +204,13 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 
 size_t columns_add_delta(enum column_id *ids, size_t n)
 {
+	return columns_add_near_cached(ids, n, COL_DELTA);
+}
+
+size_t columns_add_near_cached(enum column_id *ids, size_t n, enum column_id id)
+{
 	size_t at = n;
-	if (listed(ids, n, COL_DELTA))
+	if (listed(ids, n, id))
 		return n;
 	for (size_t i = 0; i < n; i++)
 		if (ids[i] == COL_PERCENT || (ids[i] == COL_CACHED && at == n))
@@ -195,14 +218,15 @@ size_t columns_add_delta(enum column_id *ids, size_t n)
 	if (at == n && n > 0 && ids[n - 1] == COL_PATH)
 		at = n - 1;
 	memmove(ids + at + 1, ids + at, (n - at) * sizeof *ids);
-	ids[at] = COL_DELTA;
+	ids[at] = id;
 	return n + 1;
 }
 
 void columns_usage(FILE *out)
 {
 	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments,\n"
-	      "extents and delta with -S, -e and -i only), the table all but", out);
+	      "delta, dropped and read with -S, -i, --evict and a warm only; extents,\n"
+	      "inode, file_size, mtime and mtime_nsec with -e), the table all but", out);
 	int hidden = 0, n = 0;
 	for (int i = 0; i < COL_COUNT; i++)
 		hidden += !columns[i].table_default;

@@ -16,12 +16,18 @@ enum column_id {
 	COL_PAGES,
 	COL_CACHED,
 	COL_PERCENT,
+	COL_DROPPED,
+	COL_READ,
 	COL_DIRTY,
 	COL_WRITEBACK,
 	COL_EVICTED,
 	COL_RECENTLY_EVICTED,
 	COL_FILES,
 	COL_BACKING,
+	COL_INODE,
+	COL_FILE_SIZE,
+	COL_MTIME,
+	COL_MTIME_NSEC,
 	COL_SEGMENTS,
 	COL_EXTENTS,
 	COL_DELTA,
@@ -78,13 +84,18 @@ int columns_parse(const char *list, enum column_id *ids, size_t *n, bool keep_pa
 
 /* The default columns of the table (PATH last) or of the machine formats
  * (every column); with all, every column in either order.  SEGMENTS and
- * EXTENTS are among them only when segments (-S) and extents (-e) ask. */
+ * EXTENTS are among them only when segments (-S) and extents (-e) ask;
+ * a file's inode, file_size, mtime and mtime_nsec with extents or all;
+ * never DELTA, DROPPED or READ (columns_add_near_cached). */
 size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 		       bool extents);
 
 /* -i: add DELTA to the n columns in ids (after PERCENT, else after
  * CACHED, else before a final PATH, else last) unless it is there. */
 size_t columns_add_delta(enum column_id *ids, size_t n);
+
+/* The same for any column: an action's DROPPED or READ. */
+size_t columns_add_near_cached(enum column_id *ids, size_t n, enum column_id id);
 
 /* Look a column up by name, any case; -1 when there is none. */
 int column_lookup(const char *name, size_t len);

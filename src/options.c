@@ -38,6 +38,10 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_OUTPUT_FILE,
+	OPT_EVICT,
+	OPT_WARM,
+	OPT_WARM_FROM,
+	OPT_RATE,
 };
 
 static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hVj:";
@@ -79,6 +83,10 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "evict", no_argument, NULL, OPT_EVICT },
+	{ "warm", no_argument, NULL, OPT_WARM },
+	{ "warm-from", required_argument, NULL, OPT_WARM_FROM },
+	{ "rate", required_argument, NULL, OPT_RATE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -160,6 +168,16 @@ static void usage(FILE *out)
 	      "                          in cached pages since the sample before\n"
 	      "      --count=N           with -i: stop after N samples\n"
 	      "\n"
+	      "Actions (each file opened with your own rights; the rows show the state\n"
+	      "after, and what was done):\n"
+	      "      --evict             drop the clean cached pages of each file's range\n"
+	      "      --warm              read the missing pages of each file's range into\n"
+	      "                          the cache (cached pages are not read again)\n"
+	      "      --warm-from=FILE    read the extents a snapshot lists back into the\n"
+	      "                          cache: FILE (- reads standard input) is what\n"
+	      "                          pagestat -a -e wrote as JSON or ndjson\n"
+	      "      --rate=SIZE         with a warm: read at most SIZE bytes a second\n"
+	      "\n"
 	      "  -h, --help              show this help and exit\n"
 	      "  -V, --version           show the version, the method the kernel offers\n"
 	      "                          and the capabilities held, and exit\n",
@@ -208,6 +226,8 @@ struct options_state {
 	const char *output_list; /* -o, resolved once the format is known */
 	bool output_all;
 	const char *offset, *length; /* as given, for the message on their sum */
+	bool evict, warm;            /* --evict, --warm: one action at most */
+	const char *rate;            /* --rate as given */
 	const char *files0_from;
 	const char **exclude_files; /* --exclude-from */
 	size_t nexclude_files;
@@ -549,11 +569,53 @@ static bool watch_option(int key, const char *arg, struct options *opts, struct 
 	return true;
 }
 
+/* "50M" or "50M/s": a size above 0, per second. */
+static bool parse_rate(const char *s, uint64_t *out)
+{
+	size_t len = strlen(s);
+	char value[64];
+
+	if (len >= 2 && strcmp(s + len - 2, "/s") == 0)
+		len -= 2;
+	if (len == 0 || len >= sizeof value)
+		return false;
+	memcpy(value, s, len);
+	value[len] = '\0';
+	return fmt_parse_size(value, out) && *out > 0;
+}
+
+/* Actions: --evict, --warm, --warm-from, --rate.  Which actions may go
+ * together is check_combinations' to say. */
+static bool action_option(int key, const char *arg, struct options *opts, struct options_state *st)
+{
+	switch (key) {
+	case OPT_EVICT:
+		st->evict = true;
+		break;
+	case OPT_WARM:
+		st->warm = true;
+		break;
+	case OPT_WARM_FROM:
+		opts->warm_from = arg;
+		break;
+	case OPT_RATE:
+		if (!parse_rate(arg, &opts->rate))
+			bad_value(st, "--rate", arg,
+				  "bytes a second above 0, such as 50M, 1G or 200MB/s");
+		st->rate = arg;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
 static void take_option(int key, const char *arg, struct options *opts, struct options_state *st)
 {
 	static bool (*const groups[])(int, const char *, struct options *,
 				      struct options_state *) = {
 		rows_option, walk_option, range_option, output_option, watch_option,
+		action_option,
 	};
 
 	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
@@ -610,6 +672,10 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 					 opts->extents != EXTENTS_NONE);
 	if (opts->interval)
 		opts->ncolumns = columns_add_delta(opts->columns, opts->ncolumns);
+	if (opts->action == ACTION_EVICT)
+		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_DROPPED);
+	else if (opts->action != ACTION_NONE)
+		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_READ);
 	if (!list || all)
 		return OPTIONS_RUN;
 
@@ -627,10 +693,15 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		enum column_id id = opts->columns[i];
 		if ((id == COL_SEGMENTS && !opts->segments) ||
 		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE) ||
-		    (id == COL_DELTA && !opts->interval)) {
+		    (id == COL_DELTA && !opts->interval) ||
+		    (id == COL_DROPPED && opts->action != ACTION_EVICT) ||
+		    (id == COL_READ && opts->action != ACTION_WARM &&
+		     opts->action != ACTION_LISTED)) {
 			msg("column '%s' in --output needs %s\n", columns[id].name,
-			    id == COL_SEGMENTS ? "--segments=N"
-			    : id == COL_DELTA  ? "-i/--interval" : "--extents");
+			    id == COL_SEGMENTS  ? "--segments=N"
+			    : id == COL_DELTA   ? "-i/--interval"
+			    : id == COL_DROPPED ? "--evict"
+			    : id == COL_READ    ? "--warm or --warm-from" : "--extents");
 			msg_try_help();
 			return STATUS_USAGE;
 		}
@@ -643,6 +714,35 @@ static int usage_error(const char *message)
 	msg("%s\n", message);
 	msg_try_help();
 	return STATUS_USAGE;
+}
+
+/* One action at most, and what it may not go with. */
+static int check_action(struct options *opts, const struct options_state *st)
+{
+	if (st->evict + st->warm + (opts->warm_from != NULL) > 1)
+		return usage_error("--evict, --warm and --warm-from exclude each other: "
+				   "give one of them");
+	opts->action = st->evict ? ACTION_EVICT
+		       : st->warm ? ACTION_WARM
+		       : opts->warm_from ? ACTION_LISTED : ACTION_NONE;
+	if (st->rate && opts->action != ACTION_WARM && opts->action != ACTION_LISTED)
+		return usage_error("--rate needs --warm or --warm-from");
+	if (opts->action != ACTION_NONE && opts->interval)
+		return usage_error("-i/--interval cannot be combined with --evict, --warm or "
+				   "--warm-from: an action is done once");
+	if (opts->warm_from && (st->files0_from || st->noperands > 0 || opts->npids))
+		return usage_error("--warm-from takes its files from the snapshot: no FILE "
+				   "operands, --files0-from or --pid");
+	if (opts->warm_from && (opts->range.offset || opts->range.length))
+		return usage_error("--warm-from reads the extents the snapshot lists: no "
+				   "--offset or --length");
+	if (opts->warm_from && strcmp(opts->warm_from, "-") == 0 &&
+	    st->nexclude_files > 0)
+		for (size_t i = 0; i < st->nexclude_files; i++)
+			if (strcmp(st->exclude_files[i], "-") == 0)
+				return usage_error("standard input can be read once: give '-' "
+						   "to --warm-from or --exclude-from, not both");
+	return OPTIONS_RUN;
 }
 
 /* Checks that need every option: run after the last one is read. */
@@ -661,6 +761,9 @@ static int check_combinations(struct options *opts, const struct options_state *
 	}
 	if (opts->count && !opts->interval)
 		return usage_error("--count needs -i/--interval");
+	int status = check_action(opts, st);
+	if (status != OPTIONS_RUN)
+		return status;
 	if (opts->reverse && opts->sort_key < 0 && !opts->top)
 		return usage_error("--reverse needs --sort or --top");
 	if (opts->top && opts->sort_key < 0)

@@ -45,6 +45,9 @@ struct options {
 	size_t npids;
 	enum progress_mode progress; /* --progress, --no-progress */
 	const char *output_file;    /* --output-file, or NULL */
+	enum probe_action action;   /* --evict, --warm, --warm-from */
+	uint64_t rate;              /* --rate: bytes per second, or 0 */
+	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

@@ -16,6 +16,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "action.h"
 #include "caps.h"
 #include "compat/cachestat.h"
 #include "overlay.h"
@@ -501,10 +502,26 @@ static int measure_fd(int fd, const struct stat *st, const struct probe_request 
 	return measure_range(fd, st, size, overlay ? PROBE_MINCORE : chosen, req, detail, out);
 }
 
+int probe_measure(int fd, const struct stat *st, const struct probe_request *req,
+		  struct probe_detail *detail, struct pagecache_stat *out)
+{
+	int err = measure_fd(fd, st, req, detail, out, 0);
+	if (err == 0 && S_ISREG(st->st_mode)) {
+		out->known |= PCS_IDENTITY;
+		out->inode = (uint64_t)st->st_ino;
+		out->file_size = (uint64_t)st->st_size;
+		out->mtime = (uint64_t)st->st_mtim.tv_sec;
+		out->mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
+	}
+	return err;
+}
+
 int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	     struct probe_detail *detail, struct pagecache_stat *out)
 {
-	return measure_fd(fd, st, req, detail, out, 0);
+	if (req->action != ACTION_NONE)
+		return action_fd(fd, st, req, detail, out);
+	return probe_measure(fd, st, req, detail, out);
 }
 
 int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
@@ -533,6 +550,7 @@ int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool fol
 
 void probe_thread_end(void)
 {
+	action_thread_end();
 	free(mincore_vec);
 	mincore_vec = NULL;
 }

@@ -17,6 +17,9 @@ enum {
 	PCS_EVICTED = 1u << 3,
 	PCS_RECENTLY_EVICTED = 1u << 4,
 	PCS_ALL = (1u << 5) - 1,
+	/* not a counter: the row is one file's, with its inode, size and
+	 * mtime (a directory's sum never has it) */
+	PCS_IDENTITY = 1u << 5,
 };
 
 struct pagecache_stat {
@@ -30,6 +33,12 @@ struct pagecache_stat {
 	/* on overlayfs, backing file not found: measured with mincore */
 	bool overlay;
 	const char *overlay_why; /* then: why not found (a constant string) */
+	/* what an action did: pages of the range dropped (--evict) or read
+	 * (--warm, --warm-from) */
+	uint64_t dropped, read;
+	/* with PCS_IDENTITY: what tells that the file changed since (a
+	 * snapshot's rows carry it for --warm-from) */
+	uint64_t inode, file_size, mtime, mtime_nsec;
 };
 
 /* The byte range inspected in every file; length 0 means to the end. */
@@ -51,12 +60,23 @@ struct extent {
 
 enum extent_mode { EXTENTS_NONE, EXTENTS_CACHED, EXTENTS_MISSING };
 
+/* Done to each file before it is measured (action.c). */
+enum probe_action {
+	ACTION_NONE,
+	ACTION_EVICT, /* --evict: drop the range's clean pages */
+	ACTION_WARM,  /* --warm: read the range's missing pages */
+	ACTION_LISTED, /* --warm-from: read the extents listed */
+};
+
 /* What is measured in each file: its range, and for a file that gets a
- * row, -S and -e. */
+ * row, -S and -e; and the action done first. */
 struct probe_request {
 	struct probe_range range;
 	unsigned segments;        /* -S N, or 0 */
 	enum extent_mode extents; /* -e */
+	enum probe_action action;
+	const struct extent *listed; /* ACTION_LISTED: nlisted extents */
+	size_t nlisted;
 };
 
 static inline bool probe_wants_detail(const struct probe_request *req)
@@ -110,6 +130,10 @@ int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool fol
 /* The same for an open regular file or block device (st: its fstat). */
 int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	     struct probe_detail *detail, struct pagecache_stat *out);
+
+/* probe_fd without the request's action: what an action measures with. */
+int probe_measure(int fd, const struct stat *st, const struct probe_request *req,
+		  struct probe_detail *detail, struct pagecache_stat *out);
 
 /* A thread that measured files frees what it kept for the next one. */
 void probe_thread_end(void);

@@ -23,7 +23,13 @@ static struct {
 	int64_t first;  /* when it may first be drawn */
 	int64_t last;   /* last drawn */
 	uint64_t files, cached_pages, page_size;
+	bool warming;     /* a warm: bytes read of to_read is the meter */
+	uint64_t to_read; /* bytes, as the warm's first pass counted them */
+	uint64_t read;    /* bytes read so far, by every thread (atomic) */
 } meter;
+
+/* Only the thread that started the meter draws it. */
+static __thread bool drawer;
 
 static int64_t now_ns(void)
 {
@@ -53,14 +59,40 @@ void progress_start(enum progress_mode mode, bool table, uint64_t page_size)
 	meter.shown = false;
 	meter.files = meter.cached_pages = 0;
 	meter.page_size = page_size;
+	meter.warming = false;
+	meter.read = 0;
+	drawer = true;
 	meter.start = meter.last = now_ns();
 	meter.first = meter.start + (mode == PROGRESS_ALWAYS ? 0 : delay_ns());
+}
+
+/* "read 1.2G of 4.0G, 180M/s, 17 s left" */
+static void draw_warm(double seconds)
+{
+	char done[FMT_BUFSIZE], total[FMT_BUFSIZE], speed[FMT_BUFSIZE];
+	uint64_t read = __atomic_load_n(&meter.read, __ATOMIC_RELAXED);
+	uint64_t rate = seconds > 0 ? (uint64_t)((double)read / seconds) : 0;
+	uint64_t left = meter.to_read > read ? meter.to_read - read : 0;
+
+	fmt_human(done, read);
+	fmt_human(total, meter.to_read);
+	fmt_human(speed, rate);
+	fprintf(stderr, "\r\033[Kpagestat: read %s of %s, %s/s", done, total, speed);
+	if (rate)
+		fprintf(stderr, ", %" PRIu64 " s left", (left + rate - 1) / rate);
 }
 
 static void draw(int64_t now)
 {
 	char cached[FMT_BUFSIZE];
 	double seconds = (double)(now - meter.start) / 1e9;
+	if (meter.warming) {
+		draw_warm(seconds);
+		(void)fflush(stderr);
+		meter.shown = true;
+		meter.last = now;
+		return;
+	}
 	uint64_t rate = seconds > 0 ? (uint64_t)((double)meter.files / seconds) : 0;
 
 	fmt_human(cached, meter.cached_pages * meter.page_size);
@@ -72,16 +104,34 @@ static void draw(int64_t now)
 	meter.last = now;
 }
 
-void progress_file(uint64_t cached_pages)
+/* Drawn now if it is time. */
+static void tick(void)
 {
-	meter.files++;
-	meter.cached_pages += cached_pages;
-	if (!meter.on)
+	if (!meter.on || !drawer)
 		return;
 	int64_t now = now_ns();
 	/* the first time as soon as it may be, then every REDRAW_NS */
 	if (now >= meter.first && (meter.last == meter.start || now - meter.last >= REDRAW_NS))
 		draw(now);
+}
+
+void progress_file(uint64_t cached_pages)
+{
+	meter.files++;
+	meter.cached_pages += cached_pages;
+	tick();
+}
+
+void progress_to_read(uint64_t bytes)
+{
+	meter.warming = true;
+	meter.to_read = bytes;
+}
+
+void progress_read(uint64_t bytes)
+{
+	__atomic_add_fetch(&meter.read, bytes, __ATOMIC_RELAXED);
+	tick();
 }
 
 void progress_clear(void)

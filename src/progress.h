@@ -20,6 +20,13 @@ void progress_start(enum progress_mode mode, bool table, uint64_t page_size);
 /* A file was inspected, with that many cached pages. */
 void progress_file(uint64_t cached_pages);
 
+/* A warm: the meter shows the bytes read of these, the rate and the time
+ * left.  After progress_start. */
+void progress_to_read(uint64_t bytes);
+
+/* Bytes read by a warm (from any thread; drawn by the one that started). */
+void progress_read(uint64_t bytes);
+
 /* Erase the meter (before a message on stderr); it comes back at the
  * next update. */
 void progress_clear(void);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "action.h"
 #include "escape.h"
+#include "format.h"
 #include "msg.h"
 #include "outfile.h"
 #include "pidfiles.h"
@@ -16,7 +18,9 @@
 #include "rank.h"
 #include "signals.h"
 #include "sink.h"
+#include "snapshot.h"
 #include "status.h"
+#include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 
@@ -25,6 +29,11 @@ struct outcome {
 	bool output_failed;
 	bool nothing_counted; /* no page: --expect-cached had nothing to judge */
 };
+
+/* A warm's plan, made before the output begins: the snapshot of
+ * --warm-from, read and checked, and the bytes to read. */
+static struct snapshot *snapshot;
+static uint64_t to_read;
 
 /* --expect-cached: is the cached share of the total below the mark?  No
  * page at all (an empty or not yet mounted directory, only empty files)
@@ -85,6 +94,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		.range = opts->range,
 		.segments = opts->segments,
 		.extents = opts->extents,
+		.action = opts->action,
 	};
 	struct walk_config walk_cfg = {
 		.follow = opts->follow,
@@ -103,7 +113,11 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 
 	if (sink_begin(sink)) {
 		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
-		if (opts->npids)
+		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED)
+			progress_to_read(to_read);
+		if (snapshot)
+			snapshot_run(snapshot, &walk_cfg, sink, &result);
+		else if (opts->npids)
 			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
 		else
 			walk_run(&walk_cfg, opts->operands, sink, &result);
@@ -181,6 +195,92 @@ static void say_nothing_to_judge(const struct options *opts, int status,
 	    "nothing to judge\n", opts->expect_cached_arg, range ? " or ranges" : "");
 }
 
+/* MemAvailable of /proc/meminfo, in bytes; false when unknown. */
+static bool mem_available(uint64_t *bytes)
+{
+	FILE *in = user_fopen_read("/proc/meminfo");
+	char line[256];
+	unsigned long long kib;
+	bool found = false;
+
+	if (!in)
+		return false;
+	while (!found && fgets(line, sizeof line, in))
+		found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+	fclose(in);
+	*bytes = (uint64_t)kib * 1024;
+	return found;
+}
+
+static void null_row(struct sink *sink, const struct row *row)
+{
+	(void)sink;
+	(void)row;
+}
+
+static void null_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	(void)sink;
+	(void)total;
+	(void)errors;
+}
+
+/* --warm: what is missing, counted by an inspection that says nothing. */
+static uint64_t missing_bytes(const struct options *opts)
+{
+	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
+	struct sink_config cfg = { .out = stdout };
+	struct walk_result result = { 0 };
+
+	struct probe_request probe = { .range = opts->range };
+	struct walk_config walk_cfg = {
+		.follow = opts->follow,
+		.one_file_system = opts->one_file_system,
+		.count_links = opts->count_links,
+		.quiet = true,
+		.max_depth = -1,
+		.probe = &probe,
+		.excludes = opts->excludes,
+		.nexcludes = opts->nexcludes,
+		.jobs = opts->jobs,
+	};
+	struct sink sink = { .ops = &null_ops, .cfg = cfg };
+	if (opts->npids)
+		pid_run(&walk_cfg, opts->pids, opts->npids, &sink, &result);
+	else
+		walk_run(&walk_cfg, opts->operands, &sink, &result);
+	const struct pagecache_stat *t = &result.total.stat;
+	return (t->pages - t->cached) * probe_page_size();
+}
+
+/* Before a warm: what it will read, which must fit in the memory the
+ * kernel says is available; else nothing is read (status 3). */
+static int plan_warm(const struct options *opts)
+{
+	uint64_t available;
+
+	if (opts->action == ACTION_LISTED) {
+		snapshot = snapshot_open(opts->warm_from, &to_read);
+		if (!snapshot)
+			return STATUS_USAGE;
+	} else if (opts->action == ACTION_WARM) {
+		to_read = missing_bytes(opts);
+	} else {
+		return STATUS_OK;
+	}
+	if (mem_available(&available) && to_read > available) {
+		char need[FMT_BUFSIZE], have[FMT_BUFSIZE];
+		fmt_human(need, to_read);
+		fmt_human(have, available);
+		msg("%s: %s to read, more than the %s of memory available (MemAvailable): "
+		    "nothing read; warm fewer files, or a part with --offset and --length\n",
+		    opts->action == ACTION_WARM ? "--warm" : "--warm-from", need, have);
+		return STATUS_FATAL;
+	}
+	action_set_rate(opts->rate);
+	return STATUS_OK;
+}
+
 int run_inspection(const struct options *opts)
 {
 	struct outcome outcome = { 0 };
@@ -195,11 +295,19 @@ int run_inspection(const struct options *opts)
 		msg("cachestat(2) is unavailable (%s): using mincore(2), which knows cached "
 		    "pages only\n", strerror(probe_fallback_errno()));
 
+	int status = plan_warm(opts);
+	if (status != STATUS_OK) {
+		snapshot_free(snapshot);
+		probe_free();
+		return status;
+	}
 	if (opts->interval || opts->output_file)
 		signals_catch(opts->interval > 0);
-	int status = opts->interval ? watch_samples(opts, &outcome)
-				    : inspect_to_output(opts, NULL, &outcome);
+	status = opts->interval ? watch_samples(opts, &outcome)
+				: inspect_to_output(opts, NULL, &outcome);
 	say_nothing_to_judge(opts, status, &outcome);
+	snapshot_free(snapshot);
+	snapshot = NULL;
 	probe_free();
 	return status;
 }

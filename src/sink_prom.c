@@ -62,17 +62,8 @@ static void spool_failed(struct sink *sink, int err)
 static bool spool_open(struct sink *sink)
 {
 	struct prom *p = sink->state;
-	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/var/tmp" };
-	int fd = -1, err = 0;
+	int fd = user_scratch(&p->spool_dir), err = errno;
 
-	for (size_t i = 0; fd < 0 && i < sizeof dirs / sizeof dirs[0]; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		fd = user_tmpfile(dirs[i]);
-		if (fd < 0 && !err)
-			err = errno;
-		p->spool_dir = dirs[i];
-	}
 	if (fd >= 0 && (p->spool = fdopen(fd, "w+")) == NULL) {
 		err = errno;
 		close(fd);

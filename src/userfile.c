@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -119,6 +120,24 @@ int user_tmpfile(const char *dir)
 	int err = errno;
 	close(dirfd);
 	errno = err;
+	return fd;
+}
+
+int user_scratch(const char **dir)
+{
+	const char *dirs[] = { getenv("TMPDIR"), "/tmp", "/var/tmp" };
+	int fd = -1, err = 0;
+
+	for (size_t i = 0; fd < 0 && i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		fd = user_tmpfile(dirs[i]);
+		if (fd < 0 && !err)
+			err = errno;
+		*dir = dirs[i];
+	}
+	if (fd < 0)
+		errno = err;
 	return fd;
 }
 

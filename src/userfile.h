@@ -36,6 +36,11 @@ int user_mkstempat(int dirfd, const char *prefix, char *name, size_t name_size);
  * and removed at once where the file system lacks it). */
 int user_tmpfile(const char *dir);
 
+/* Scratch space: user_tmpfile in $TMPDIR, else /tmp, else /var/tmp (a
+ * TMPDIR that is unset, gone or full for the user does not stop the
+ * run); *dir: where it is, or was last tried.  -1 with the first errno. */
+int user_scratch(const char **dir);
+
 /* For a fatal signal's handler, which does not return: give up the
  * capabilities for good, then remove name in dirfd.  Async-signal-safe. */
 void user_unlink_dying(int dirfd, const char *name);

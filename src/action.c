@@ -1,0 +1,268 @@
+/* Acting on the cache (--evict, --warm, --warm-from): each file opened
+ * again with the user's own rights, acted on, then measured. */
+#include <config.h>
+
+#include "action.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "progress.h"
+#include "userfile.h"
+#include "xalloc.h"
+
+/* Bytes read at a time: large enough that the disk, not the system
+ * calls, sets the pace; the next chunk is asked of the disk (WILLNEED)
+ * while this one is read, as readahead would. */
+#define CHUNK ((uint64_t)1 << 20)
+
+static uint64_t rate; /* bytes per second, or 0 */
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct timespec rate_next; /* when the next chunk may be read */
+
+/* Per thread: the missing extents of the file being warmed, and the
+ * buffer reads go into. */
+static __thread struct probe_detail missing;
+static __thread char *buffer;
+/* --warm-from: the listed extents that are missing now */
+static __thread struct extent *wanted;
+static __thread size_t wanted_cap;
+
+void action_set_rate(uint64_t bytes_per_second)
+{
+	rate = bytes_per_second;
+}
+
+static void add_ns(struct timespec *t, uint64_t ns)
+{
+	ns += (uint64_t)t->tv_nsec;
+	t->tv_sec += (time_t)(ns / 1000000000u);
+	t->tv_nsec = (long)(ns % 1000000000u);
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* --rate: wait until bytes more may be read.  The chunks of every thread
+ * are given turns spaced by their size over the rate, the first at once. */
+static void rate_take(uint64_t bytes)
+{
+	if (!rate)
+		return;
+	struct timespec now, start;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&rate_lock);
+	if (before(&rate_next, &now))
+		rate_next = now;
+	start = rate_next;
+	add_ns(&rate_next, (uint64_t)((double)bytes * 1e9 / (double)rate));
+	pthread_mutex_unlock(&rate_lock);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &start, NULL) == EINTR)
+		;
+}
+
+/* The chunk size: with --rate, about a quarter of a second's worth (whole
+ * pages), so that the pace is even; at most CHUNK. */
+static uint64_t chunk_size(void)
+{
+	uint64_t page = probe_page_size();
+	uint64_t chunk = rate ? rate / 4 / page * page : CHUNK;
+	if (chunk < page)
+		chunk = page;
+	return chunk < CHUNK ? chunk : CHUNK;
+}
+
+/* The file again, with the user's own rights: the same file (the same
+ * open file's inode), or PROBE_ECHANGED; -1 with *err set on failure. */
+static int reopen_as_user(int fd, const struct stat *st, int *err)
+{
+	char path[64];
+	struct stat ust;
+
+	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
+	int ufd = user_openat(AT_FDCWD, path, O_RDONLY | O_NOCTTY, 0);
+	if (ufd < 0) {
+		*err = errno;
+		return -1;
+	}
+	if (fstat(ufd, &ust) != 0 || ust.st_dev != st->st_dev || ust.st_ino != st->st_ino) {
+		*err = PROBE_ECHANGED;
+		close(ufd);
+		return -1;
+	}
+	return ufd;
+}
+
+/* Pages of the extent [offset, offset + length). */
+static uint64_t extent_pages(uint64_t offset, uint64_t length)
+{
+	uint64_t page = probe_page_size();
+	return length ? (offset + length - 1) / page - offset / page + 1 : 0;
+}
+
+/* Read [offset, offset + length) of fd, a chunk at a time, the next asked
+ * for ahead; stops early at the end of the file.  0 or an errno value. */
+static int read_extent(int fd, uint64_t offset, uint64_t length)
+{
+	uint64_t chunk = chunk_size();
+
+	if (!buffer)
+		buffer = xcalloc(1, CHUNK);
+	while (length) {
+		uint64_t n = length < chunk ? length : chunk;
+		rate_take(n);
+		if (length > n) {
+			uint64_t ahead = length - n < chunk ? length - n : chunk;
+			(void)posix_fadvise(fd, (off_t)(offset + n), (off_t)ahead,
+					    POSIX_FADV_WILLNEED);
+		}
+		ssize_t got = pread(fd, buffer, n, (off_t)offset);
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (got == 0)
+			break; /* the file shrank */
+		progress_read((uint64_t)got);
+		offset += (uint64_t)got;
+		length -= (uint64_t)got;
+	}
+	return 0;
+}
+
+/* Read the extents given, which are within the file's first 2^63 bytes;
+ * *pages: the pages they touch.  Readahead is off (POSIX_FADV_RANDOM on
+ * this open file only) so that no page outside them is read. */
+static int read_extents(int fd, const struct extent *ext, size_t n, uint64_t *pages)
+{
+	int err = 0;
+
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	*pages = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		uint64_t length = ext[i].length;
+		if (ext[i].offset > INT64_MAX)
+			continue;
+		if (length > INT64_MAX - ext[i].offset)
+			length = INT64_MAX - ext[i].offset;
+		err = read_extent(fd, ext[i].offset, length);
+		*pages += extent_pages(ext[i].offset, length);
+	}
+	return err;
+}
+
+/* The parts of the listed extents (sorted, apart) that are in the
+ * missing ones (sorted, apart), into wanted; their number. */
+static size_t intersect(const struct extent *listed, size_t nlisted, const struct extent *miss,
+			size_t nmiss)
+{
+	size_t n = 0, i = 0, j = 0;
+
+	while (i < nlisted && j < nmiss) {
+		uint64_t a_end = listed[i].offset + listed[i].length;
+		uint64_t b_end = miss[j].offset + miss[j].length;
+		uint64_t start = listed[i].offset > miss[j].offset ? listed[i].offset : miss[j].offset;
+		uint64_t end = a_end < b_end ? a_end : b_end;
+		if (start < end) {
+			if (n == wanted_cap) {
+				wanted_cap = wanted_cap ? 2 * wanted_cap : 16;
+				wanted = xrealloc(wanted, wanted_cap * sizeof *wanted);
+			}
+			wanted[n++] = (struct extent){ start, end - start };
+		}
+		if (a_end < b_end)
+			i++;
+		else
+			j++;
+	}
+	return n;
+}
+
+/* --evict: POSIX_FADV_DONTNEED over the pages the range touches (the
+ * kernel drops only the pages wholly inside what it is given). */
+static int evict(int fd, const struct probe_range *range)
+{
+	uint64_t page = probe_page_size();
+	uint64_t start = range->offset / page * page, end = 0;
+
+	if (start > INT64_MAX)
+		return 0; /* no file reaches there */
+	if (range->length && !__builtin_add_overflow(range->offset, range->length, &end)) {
+		end = (end + page - 1) / page * page;
+		if (end < range->offset || end > INT64_MAX)
+			end = 0; /* to the end */
+	}
+	return posix_fadvise(fd, (off_t)start, end ? (off_t)(end - start) : 0,
+			     POSIX_FADV_DONTNEED);
+}
+
+/* The action on ufd (the user's open file); fd and st: the inspection's. */
+static int act(int fd, int ufd, const struct stat *st, const struct probe_request *req,
+	       uint64_t *did)
+{
+	struct probe_request plain = { .range = req->range };
+	struct pagecache_stat was;
+	int err;
+
+	switch (req->action) {
+	case ACTION_EVICT:
+		err = probe_measure(fd, st, &plain, NULL, &was);
+		if (err == 0)
+			err = evict(ufd, &req->range);
+		*did = was.cached; /* less the pages still cached: by the caller */
+		return err;
+	case ACTION_WARM:
+	case ACTION_LISTED:
+		/* what is cached is never read again */
+		plain.extents = EXTENTS_MISSING;
+		err = probe_measure(fd, st, &plain, &missing, &was);
+		if (err)
+			return err;
+		if (req->action == ACTION_WARM)
+			return read_extents(ufd, missing.extent, missing.nextents, did);
+		size_t n = intersect(req->listed, req->nlisted, missing.extent, missing.nextents);
+		return read_extents(ufd, wanted, n, did);
+	default:
+		return 0;
+	}
+}
+
+int action_fd(int fd, const struct stat *st, const struct probe_request *req,
+	      struct probe_detail *detail, struct pagecache_stat *out)
+{
+	int err;
+	int ufd = reopen_as_user(fd, st, &err);
+	if (ufd < 0)
+		return err;
+
+	uint64_t did = 0;
+	err = act(fd, ufd, st, req, &did);
+	close(ufd);
+	if (err == 0)
+		err = probe_measure(fd, st, req, detail, out);
+	if (err)
+		return err;
+	if (req->action == ACTION_EVICT)
+		out->dropped = did > out->cached ? did - out->cached : 0;
+	else
+		out->read = did;
+	return 0;
+}
+
+void action_thread_end(void)
+{
+	probe_detail_free(&missing);
+	free(buffer);
+	buffer = NULL;
+	free(wanted);
+	wanted = NULL;
+	wanted_cap = 0;
+}
