@@ -9,12 +9,18 @@ function __fish_pagestat_column_table
         pages 'pages in that range' \
         cached 'pages in the page cache' \
         percent 'cached pages as a share of pages' \
+        dropped 'with --evict: pages dropped from the cache' \
+        read 'with --warm or --warm-from: pages read into the cache' \
         dirty 'cached pages modified but not yet written back' \
         writeback 'pages being written back now' \
         evicted 'pages evicted that the kernel still remembers' \
         recently_evicted 'evicted pages that would still be cached in a larger cache' \
         files 'files counted in the row' \
         backing "on overlayfs: the layer's file that was inspected" \
+        inode "a file's inode number" \
+        file_size "a file's size in bytes, whatever the range" \
+        mtime "a file's modification time, seconds since 1970" \
+        mtime_nsec 'and its nanoseconds' \
         segments 'with -S: the cached share of each part of the range' \
         extents 'with -e: cached (or missing) byte extents, START-END' \
         delta 'with -i: change in cached pages since the previous sample'
@@ -118,5 +124,11 @@ complete -c pagestat -l expect-cached -x -d 'Exit with status 4 when less than P
 # Watch
 complete -c pagestat -s i -l interval -x -d 'Inspect again every SECONDS until interrupted (0.5 allowed)'
 complete -c pagestat -l count -x -d 'With -i: stop after N samples'
+
+# Actions
+complete -c pagestat -l evict -d "Drop the clean cached pages of each file's range"
+complete -c pagestat -l warm -d "Read the missing pages of each file's range into the cache"
+complete -c pagestat -l warm-from -r -F -d 'Read the extents a snapshot (pagestat -a -e) lists back into the cache'
+complete -c pagestat -l rate -x -d 'With a warm: read at most SIZE bytes a second (50M, 200MB/s)'
 complete -c pagestat -s h -l help -d 'Show help and exit'
 complete -c pagestat -s V -l version -d 'Show version, method and capabilities, and exit'

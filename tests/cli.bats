@@ -201,9 +201,11 @@ make_small_dir() {
 	make_cached f 2
 	run -0 pagestat --output-all -b f
 	read -ra header <<<"${lines[0]}"
-	assert_equal "${header[*]}" "TYPE SIZE PAGES CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES BACKING PATH"
+	assert_equal "${header[*]}" "TYPE SIZE PAGES CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES BACKING INODE FILE_SIZE MTIME MTIME_NSEC PATH"
 	read -ra cells <<<"${lines[1]}"
-	assert_equal "${cells[*]}" "file $((2 * PAGE)) 2 $((2 * PAGE)) 100.0% 0 0 0 0 1 - f"
+	local identity
+	identity=$(stat -c '%i %s %Y' f) || fail "stat f: $identity"
+	assert_equal "${cells[*]}" "file $((2 * PAGE)) 2 $((2 * PAGE)) 100.0% 0 0 0 0 1 - $identity $(stat -c %.9Y f | sed 's/.*\.//; s/^0*\(.\)/\1/') f"
 }
 
 @test "-o and --output-all: the last one given wins" {
@@ -212,7 +214,7 @@ make_small_dir() {
 	assert_output "$(hcell $((2 * PAGE)))"
 	run -0 pagestat -n -o size --output-all f
 	read -ra cells <<<"$output"
-	assert_equal "${#cells[@]}" 12
+	assert_equal "${#cells[@]}" 16
 }
 
 # ---- formats -----------------------------------------------------------

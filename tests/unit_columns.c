@@ -153,19 +153,23 @@ static void test_default(void)
 		  "extents,path" },
 		{ true, true, false, false,
 		  "type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,files,"
-		  "backing,path" },
+		  "backing,inode,file_size,mtime,mtime_nsec,path" },
 		{ true, true, false, true,
 		  "type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,files,"
-		  "backing,extents,path" },
+		  "backing,inode,file_size,mtime,mtime_nsec,extents,path" },
+		/* the table shows no identity with -e alone */
+		{ true, false, false, true,
+		  "size,cached,percent,dirty,writeback,evicted,recently_evicted,files,extents,path" },
 		{ false, false, false, false,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
 		  "files,backing" },
 		{ false, true, true, false,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
-		  "files,backing,segments" },
+		  "files,backing,inode,file_size,mtime,mtime_nsec,segments" },
+		/* a snapshot (-e) carries what tells a changed file */
 		{ false, false, true, true,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
-		  "files,backing,segments,extents" },
+		  "files,backing,inode,file_size,mtime,mtime_nsec,segments,extents" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char what[96];
@@ -193,6 +197,23 @@ static void expect_delta(const char *list, const char *want)
 	snprintf(what, sizeof what, "columns_add_delta(%s)", list);
 	n = columns_add_delta(ids, n);
 	expect_ids(what, ids, n, want);
+}
+
+/* An action's column goes where -i's delta would. */
+static void test_action_columns(void)
+{
+	enum column_id ids[COL_COUNT];
+	size_t n = columns_default(ids, true, false, false, false);
+	n = columns_add_near_cached(ids, n, COL_READ);
+	expect_ids("columns_add_near_cached(READ) on the table's defaults", ids, n,
+		   "size,cached,percent,read,dirty,writeback,evicted,recently_evicted,files,path");
+	n = columns_add_near_cached(ids, n, COL_READ);
+	unit_check(n == 10, "READ added twice: %zu columns, want 10", n);
+	n = columns_default(ids, false, false, false, false);
+	n = columns_add_near_cached(ids, n, COL_DROPPED);
+	expect_ids("columns_add_near_cached(DROPPED) on JSON's defaults", ids, n,
+		   "path,type,size,pages,cached,percent,dropped,dirty,writeback,evicted,"
+		   "recently_evicted,files,backing");
 }
 
 static void test_delta(void)
@@ -297,6 +318,7 @@ void unit_columns(void)
 	test_parse();
 	test_default();
 	test_delta();
+	test_action_columns();
 	test_row_text();
 	test_known();
 }
