@@ -77,7 +77,8 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, int err)
 {
 	char what[64];
-	snprintf(what, sizeof what, "--pid %ld: cannot inspect", (long)pid);
+	snprintf(what, sizeof what, "--pid %ld: %s", (long)pid,
+		 probe_failure_what(w->cfg->probe));
 	size_t len = strlen(f->path);
 	if (report_tell(&w->out, what, f->path, len, err) && err == EPERM &&
 	    strstr(f->route, "/map_files/") && !w->told_map_files) {

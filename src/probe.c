@@ -516,6 +516,19 @@ int probe_measure(int fd, const struct stat *st, const struct probe_request *req
 	return err;
 }
 
+const char *probe_failure_what(const struct probe_request *req)
+{
+	switch (req->action) {
+	case ACTION_EVICT:
+		return "cannot evict";
+	case ACTION_WARM:
+	case ACTION_LISTED:
+		return "cannot warm";
+	default:
+		return "cannot inspect";
+	}
+}
+
 int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	     struct probe_detail *detail, struct pagecache_stat *out)
 {

@@ -131,6 +131,10 @@ int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool fol
 int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	     struct probe_detail *detail, struct pagecache_stat *out);
 
+/* How a failure of this request is told: "cannot inspect", or the
+ * action's "cannot evict", "cannot warm". */
+const char *probe_failure_what(const struct probe_request *req);
+
 /* probe_fd without the request's action: what an action measures with. */
 int probe_measure(int fd, const struct stat *st, const struct probe_request *req,
 		  struct probe_detail *detail, struct pagecache_stat *out);

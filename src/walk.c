@@ -76,7 +76,8 @@ static bool seen_before(struct walk *w, const struct stat *st)
 static void file_done(struct walk *w, const struct walk_event *ev)
 {
 	if (ev->err) {
-		fail(w, ev->path, ev->path_len, ev->type, "cannot inspect", ev->err);
+		fail(w, ev->path, ev->path_len, ev->type, probe_failure_what(w->cfg->probe),
+		     ev->err);
 		return;
 	}
 	report_measured(&w->out, ev->path, ev->path_len, &ev->stat);
