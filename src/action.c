@@ -117,12 +117,11 @@ static int read_extent(int fd, uint64_t offset, uint64_t length)
 		buffer = xcalloc(1, CHUNK);
 	while (length) {
 		uint64_t n = length < chunk ? length : chunk;
+		uint64_t rest = length - n;
 		rate_take(n);
-		if (length > n) {
-			uint64_t ahead = length - n < chunk ? length - n : chunk;
-			(void)posix_fadvise(fd, (off_t)(offset + n), (off_t)ahead,
+		if (rest)
+			(void)posix_fadvise(fd, (off_t)(offset + n), (off_t)(rest < chunk ? rest : chunk),
 					    POSIX_FADV_WILLNEED);
-		}
 		ssize_t got = pread(fd, buffer, n, (off_t)offset);
 		if (got < 0) {
 			if (errno == EINTR)

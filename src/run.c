@@ -4,7 +4,9 @@
 
 #include "run.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "action.h"
@@ -198,17 +200,23 @@ static void say_nothing_to_judge(const struct options *opts, int status,
 /* MemAvailable of /proc/meminfo, in bytes; false when unknown. */
 static bool mem_available(uint64_t *bytes)
 {
+	static const char key[] = "MemAvailable:";
 	FILE *in = user_fopen_read("/proc/meminfo");
 	char line[256];
-	unsigned long long kib;
 	bool found = false;
 
 	if (!in)
 		return false;
-	while (!found && fgets(line, sizeof line, in))
-		found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+	while (!found && fgets(line, sizeof line, in)) {
+		if (strncmp(line, key, sizeof key - 1) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long kib = strtoull(line + sizeof key - 1, &end, 10);
+		found = errno == 0 && end != line + sizeof key - 1 && kib <= UINT64_MAX / 1024;
+		*bytes = (uint64_t)kib * 1024;
+	}
 	fclose(in);
-	*bytes = (uint64_t)kib * 1024;
 	return found;
 }
 

@@ -17,7 +17,6 @@
 #include "msg.h"
 #include "probe.h"
 #include "report.h"
-#include "strbuf.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -221,41 +220,29 @@ static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 		return 0;
 	else if (!(f->path = row_path(c->snap, row, &f->len)))
 		bad = "a file row without a \"path\" (or a valid \"path_base64\")";
+	else if ((bad = row_extents(c->snap, json_object_get(row, "extents"), f)))
+		;
 	else if (!get_u64(row, "inode", &f->inode) || !get_u64(row, "file_size", &f->file_size) ||
 		 !get_u64(row, "mtime", &f->mtime) || !get_u64(row, "mtime_nsec", &f->mtime_nsec))
 		bad = "a file row without \"inode\", \"file_size\", \"mtime\" and "
 		      "\"mtime_nsec\": take the snapshot with this pagestat's -e";
-	else
-		bad = row_extents(c->snap, json_object_get(row, "extents"), f);
 	if (!bad)
 		return 1;
 	tell_at(c, bad, "");
 	return -1;
 }
 
-/* A JSON document, the whole of it: first (the line read first) and the
- * rest of the stream. */
-static bool read_document(struct snapshot *snap, const char *first, size_t skipped)
+/* A JSON document, the whole of it, read again from the start. */
+static bool read_document(struct snapshot *snap)
 {
-	struct strbuf all = { 0 };
-	char buf[1 << 16];
-	size_t n;
-
-	sb_put(&all, first, strlen(first));
-	while ((n = fread(buf, 1, sizeof buf, snap->in)) > 0)
-		sb_put(&all, buf, n);
-	if (ferror(snap->in)) {
-		tell_file(snap->name, "read error: ", strerror(errno));
-		sb_free(&all);
-		return false;
-	}
 	json_error_t err;
-	snap->doc = json_loadb(all.data, all.len, 0, &err);
-	sb_free(&all);
+
+	rewind(snap->in);
+	snap->doc = json_loadf(snap->in, 0, &err);
 	if (!snap->doc) {
 		msg("--warm-from ");
 		msg_name_str(snap->name);
-		msg_more(": line %zu: not JSON: %s\n", (size_t)err.line + skipped, err.text);
+		msg_more(": line %d: not JSON: %s\n", err.line, err.text);
 		return false;
 	}
 	return true;
@@ -264,25 +251,24 @@ static bool read_document(struct snapshot *snap, const char *first, size_t skipp
 /* Which of the two it is: ndjson (each line a row) or a document. */
 static bool read_start(struct snapshot *snap, struct cursor *c)
 {
-	size_t skipped = 0;
 	ssize_t n;
 
 	while ((n = getline(&c->line, &c->cap, snap->in)) >= 0 && blank(c->line))
-		skipped++;
+		;
 	if (n < 0) {
 		tell_file(snap->name, ferror(snap->in) ? "read error: " : "empty: ",
 			  ferror(snap->in) ? strerror(errno) : "no row to warm");
 		return false;
 	}
 	json_t *first = json_loadb(c->line, (size_t)n, 0, NULL);
-	if (first && json_is_object(first) && !json_object_get(first, "rows")) {
+	if (json_is_object(first) && !json_object_get(first, "rows")) {
 		json_decref(first); /* ndjson: read again by next_row */
 		rewind(snap->in);
 		return true;
 	}
 	if (first) {
 		snap->doc = first;
-	} else if (!read_document(snap, c->line, skipped)) {
+	} else if (!read_document(snap)) {
 		return false;
 	}
 	snap->rows = json_object_get(snap->doc, "rows");
@@ -444,9 +430,8 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 	struct probe_detail detail = { 0 };
 	struct agg_sum total = { .stat.known = probe_known() };
 	json_t *row;
-	int got;
 
-	while (!out.output_failed && (got = next_row(&c, &row)) > 0) {
+	while (!out.output_failed && next_row(&c, &row) > 0) {
 		struct snap_file f;
 		/* checked already: a file changed since the first reading
 		 * fails here */
