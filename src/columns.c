@@ -46,6 +46,10 @@ const struct column columns[COL_COUNT] = {
 			"files counted in the row", "Regular files counted in the row." },
 	[COL_BACKING] = { "backing", "BACKING", KIND_TEXT, 0, 0, false,
 			  "on overlayfs: the layer's file that was inspected", NULL },
+	[COL_FSTYPE] = { "fstype", "FSTYPE", KIND_TEXT, 0, 0, true,
+			 "with --system: a file system's type", NULL },
+	[COL_NOTE] = { "note", "NOTE", KIND_TEXT, 0, 0, false,
+		       "with --system: why a file system was not walked", NULL },
 	[COL_INODE] = { "inode", "INODE", KIND_NUMBER, PCS_IDENTITY, AT(stat.inode), false,
 			"a file's inode number", NULL },
 	[COL_FILE_SIZE] = { "file_size", "FILE_SIZE", KIND_NUMBER, PCS_IDENTITY,
@@ -80,6 +84,12 @@ const char *column_text(enum column_id id, const struct row *row, size_t *len)
 		break;
 	case COL_BACKING:
 		text = row->stat.backing;
+		break;
+	case COL_FSTYPE:
+		text = row->fstype;
+		break;
+	case COL_NOTE:
+		text = row->note;
 		break;
 	default:
 		text = NULL;
@@ -125,6 +135,7 @@ const char *row_type_name(enum row_type type)
 		[ROW_FILE] = "file",
 		[ROW_DIRECTORY] = "directory",
 		[ROW_BLOCKDEV] = "blockdev",
+		[ROW_FILESYSTEM] = "filesystem",
 		[ROW_TOTAL] = "total",
 		[ROW_UNKNOWN] = "unknown",
 	};
@@ -192,7 +203,7 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 				i == COL_MTIME_NSEC;
 		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
 		    (identity && !(extents && !table) && !all) || i == COL_DELTA || i == COL_DROPPED ||
-		    i == COL_READ)
+		    i == COL_READ || i == COL_FSTYPE || i == COL_NOTE)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))
 			ids[n++] = (enum column_id)i;
@@ -226,7 +237,8 @@ void columns_usage(FILE *out)
 {
 	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments,\n"
 	      "delta, dropped and read with -S, -i, --evict and a warm only; extents,\n"
-	      "inode, file_size, mtime and mtime_nsec with -e), the table all but", out);
+	      "inode, file_size, mtime and mtime_nsec with -e; fstype and note with\n"
+	      "--system), the table all but", out);
 	int hidden = 0, n = 0;
 	for (int i = 0; i < COL_COUNT; i++)
 		hidden += !columns[i].table_default;

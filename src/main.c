@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	/* the parse opens no file: the capabilities are dropped after it,
 	 * knowing whether --pid needs CAP_SYS_PTRACE */
 	options_parse(argc, argv, &opts);
-	if (start(opts.npids > 0)) {
+	if (start(opts.npids > 0 || opts.system)) {
 		status = options_finish(&opts);
 		if (status == OPTIONS_RUN)
 			status = run_inspection(&opts);

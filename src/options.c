@@ -42,6 +42,7 @@ enum {
 	OPT_WARM,
 	OPT_WARM_FROM,
 	OPT_RATE,
+	OPT_SYSTEM,
 };
 
 static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hVj:";
@@ -87,6 +88,7 @@ static const struct option long_options[] = {
 	{ "warm", no_argument, NULL, OPT_WARM },
 	{ "warm-from", required_argument, NULL, OPT_WARM_FROM },
 	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "system", no_argument, NULL, OPT_SYSTEM },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -127,6 +129,11 @@ static void usage(FILE *out)
 	      "      --pid=PID           inspect the regular files process PID maps or\n"
 	      "                          holds open, a row each (may be repeated), instead\n"
 	      "                          of FILE operands\n"
+	      "      --system            what fills this machine's page cache: every file\n"
+	      "                          system once, files deleted but open, block\n"
+	      "                          devices; the top 20 files (--top), a row per file\n"
+	      "                          system, and the share of the kernel's Cached and\n"
+	      "                          Buffers found\n"
 	      "      --method=METHOD     auto (default), cachestat or mincore\n"
 	      "  -j, --jobs=N            N threads open and measure files while one walks\n"
 	      "                          (1 to 256; default 1); output as with 1\n"
@@ -211,6 +218,7 @@ static void version(void)
 
 #define SIZE_EXPECTED "a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64"
 #define SEGMENTS_MAX 4096
+#define SYSTEM_TOP 20
 
 /* What options_parse leaves to options_finish, and what the lists read
  * hold until options_free. */
@@ -598,6 +606,9 @@ static bool action_option(int key, const char *arg, struct options *opts, struct
 	case OPT_WARM_FROM:
 		opts->warm_from = arg;
 		break;
+	case OPT_SYSTEM:
+		opts->system = true;
+		break;
 	case OPT_RATE:
 		if (!parse_rate(arg, &opts->rate))
 			bad_value(st, "--rate", arg,
@@ -663,6 +674,24 @@ void options_parse(int argc, char **argv, struct options *opts)
 	opts->operands = optind < argc ? argv + optind : dot;
 }
 
+/* --system: the file systems' type (before PATH in the table), and in
+ * the other formats why one was not walked, after backing. */
+static void add_system_columns(struct options *opts, bool table)
+{
+	enum column_id *ids = opts->columns;
+	size_t n = opts->ncolumns, at = n;
+
+	for (size_t i = 0; i < n; i++)
+		if ((table && ids[i] == COL_PATH) || (!table && ids[i] == COL_BACKING))
+			at = table ? i : i + 1;
+	size_t add = table ? 1 : 2;
+	memmove(ids + at + add, ids + at, (n - at) * sizeof *ids);
+	ids[at] = COL_FSTYPE;
+	if (!table)
+		ids[at + 1] = COL_NOTE;
+	opts->ncolumns = n + add;
+}
+
 /* -o is resolved once the format is known, since "+LIST" extends the
  * format's defaults. */
 static int resolve_columns(struct options *opts, const char *list, bool all)
@@ -676,6 +705,8 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_DROPPED);
 	else if (opts->action != ACTION_NONE)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_READ);
+	if (opts->system)
+		add_system_columns(opts, table);
 	if (!list || all)
 		return OPTIONS_RUN;
 
@@ -696,12 +727,14 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		    (id == COL_DELTA && !opts->interval) ||
 		    (id == COL_DROPPED && opts->action != ACTION_EVICT) ||
 		    (id == COL_READ && opts->action != ACTION_WARM &&
-		     opts->action != ACTION_LISTED)) {
+		     opts->action != ACTION_LISTED) ||
+		    ((id == COL_FSTYPE || id == COL_NOTE) && !opts->system)) {
 			msg("column '%s' in --output needs %s\n", columns[id].name,
 			    id == COL_SEGMENTS  ? "--segments=N"
 			    : id == COL_DELTA   ? "-i/--interval"
 			    : id == COL_DROPPED ? "--evict"
-			    : id == COL_READ    ? "--warm or --warm-from" : "--extents");
+			    : id == COL_READ    ? "--warm or --warm-from"
+			    : id == COL_FSTYPE || id == COL_NOTE ? "--system" : "--extents");
 			msg_try_help();
 			return STATUS_USAGE;
 		}
@@ -770,6 +803,24 @@ static int check_combinations(struct options *opts, const struct options_state *
 		opts->sort_key = COL_CACHED;
 	if (st->files0_from && st->noperands > 0)
 		return usage_error("FILE operands cannot be combined with --files0-from");
+	if (opts->system && (st->files0_from || st->noperands > 0 || opts->npids))
+		return usage_error("--system inspects the whole machine: no FILE operands, "
+				   "--files0-from or --pid");
+	if (opts->system && opts->action != ACTION_NONE)
+		return usage_error("--system cannot be combined with --evict, --warm or "
+				   "--warm-from");
+	if (opts->system && opts->max_depth >= 0)
+		return usage_error("--system has a row per file system, not per directory: "
+				   "no -d/--max-depth");
+	if (opts->system) {
+		/* the files that hold the most, then the file systems */
+		if (!opts->top)
+			opts->top = SYSTEM_TOP;
+		if (opts->sort_key < 0)
+			opts->sort_key = COL_CACHED;
+		opts->all = true;
+		opts->total = true;
+	}
 	if (opts->npids && (st->files0_from || st->noperands > 0))
 		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
 	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;

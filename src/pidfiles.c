@@ -40,6 +40,9 @@ struct pid_walk {
 	size_t nfiles, cap;
 	struct probe_detail detail;
 	bool told_ptrace, told_map_files;
+	/* --system: only deleted files, and what could not be seen counted
+	 * (not failures) */
+	struct pid_unseen *unseen;
 };
 
 /* Why a process's /proc entries were refused: permissions, which have a
@@ -260,6 +263,8 @@ static bool vanished(pid_t pid)
 /* False when the process turned out to be gone (nothing reported). */
 static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f)
 {
+	if (w->unseen && !is_deleted(f->path))
+		return true; /* --system: the walk of its file system has it */
 	if (!devino_add(&w->counted, f->dev, f->ino))
 		return true; /* counted with an earlier process */
 	int fd = -1;
@@ -273,6 +278,10 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 	}
 	if (err == ENOENT && vanished(pid))
 		return false;
+	if (err && w->unseen) {
+		w->unseen->files++;
+		return true;
+	}
 	if (err) {
 		fail_file(w, pid, f, err);
 		return true;
@@ -308,15 +317,74 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 			err = ESRCH;
 			break;
 		}
-	if (err && !w->out.output_failed)
+	if (err && w->unseen) {
+		/* --system: a process gone meanwhile held nothing to count */
+		if (err != ESRCH && !w->unseen->processes++)
+			w->unseen->process_err = err;
+	} else if (err && !w->out.output_failed) {
 		fail_pid(w, pid, err);
+	}
 	free_files(w);
 }
+
+static void run_pids(struct pid_walk *w, const pid_t *pids, size_t npids,
+		     struct walk_result *result);
 
 void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	     struct sink *sink, struct walk_result *result)
 {
 	struct pid_walk w = { .cfg = cfg, .out = { .sink = sink, .quiet = cfg->quiet } };
+
+	run_pids(&w, pids, npids, result);
+}
+
+/* Every process in /proc, in the order listed; *n of them. */
+static pid_t *all_pids(size_t *n)
+{
+	size_t cap = 256;
+	pid_t *pids = xrealloc(NULL, cap * sizeof *pids);
+	DIR *dir = opendir("/proc");
+
+	*n = 0;
+	if (!dir)
+		return pids;
+	struct dirent *d;
+	// cppcheck-suppress readdirCalled
+	while ((d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+		if (*end || pid <= 0 || d->d_name[0] < '1' || d->d_name[0] > '9')
+			continue;
+		if (*n == cap) {
+			cap *= 2;
+			pids = xrealloc(pids, cap * sizeof *pids);
+		}
+		pids[(*n)++] = (pid_t)pid;
+	}
+	closedir(dir);
+	return pids;
+}
+
+void pid_run_deleted(const struct walk_config *cfg, struct sink *sink,
+		     struct walk_result *result, struct pid_unseen *unseen)
+{
+	struct pid_walk w = {
+		.cfg = cfg,
+		.out = { .sink = sink, .quiet = cfg->quiet },
+		.unseen = unseen,
+	};
+	size_t n;
+	pid_t *pids = all_pids(&n);
+
+	*unseen = (struct pid_unseen){ 0 };
+	run_pids(&w, pids, n, result);
+	free(pids);
+}
+
+static void run_pids(struct pid_walk *w_, const pid_t *pids, size_t npids,
+		     struct walk_result *result)
+{
+	struct pid_walk w = *w_;
 
 	w.total.stat.known = probe_known();
 	for (size_t i = 0; i < npids && !w.out.output_failed; i++)

@@ -3,6 +3,7 @@
 #define PAGESTAT_PIDFILES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "sink.h"
@@ -15,5 +16,19 @@
  * configuration, quiet and probe apply. */
 void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	     struct sink *sink, struct walk_result *result);
+
+/* What --system could not see of the processes' files. */
+struct pid_unseen {
+	uint64_t processes; /* whose /proc entries could not be read */
+	int process_err;    /* why, for the first of them */
+	uint64_t files;     /* deleted files found that could not be opened */
+};
+
+/* --system: the files deleted but still open or mapped by any process
+ * (memfds too), each once; what cannot be seen is counted in *unseen, not
+ * reported as failures.  Rows are files, named as the kernel names them
+ * ("/tmp/x (deleted)"). */
+void pid_run_deleted(const struct walk_config *cfg, struct sink *sink,
+		     struct walk_result *result, struct pid_unseen *unseen);
 
 #endif

@@ -21,6 +21,8 @@ struct rank {
 	size_t nrows, cap;
 	struct kept **failed;
 	size_t nfailed, failed_cap;
+	struct kept **others; /* others_after: in the order they came */
+	size_t nothers, others_cap;
 	uint64_t seq;
 };
 
@@ -168,6 +170,10 @@ static void rank_row(struct sink *sink, const struct row *row)
 	}
 	if (r->cfg.files_only && row->type == ROW_DIRECTORY)
 		return;
+	if (r->cfg.others_after && row->type != ROW_FILE) {
+		append(&r->others, &r->nothers, &r->others_cap, keep(row, seq));
+		return;
+	}
 	if (!r->cfg.top) {
 		append(&r->rows, &r->nrows, &r->cap, keep(row, seq));
 	} else if (r->nrows < r->cfg.top) {
@@ -190,6 +196,8 @@ static void rank_end(struct sink *sink, const struct row *total, uint64_t errors
 		qsort_r(r->rows, r->nrows, sizeof *r->rows, compare_kept, &r->cfg);
 	for (size_t i = 0; ok && i < r->nrows; i++)
 		ok = sink_row(sink->inner, &r->rows[i]->row);
+	for (size_t i = 0; ok && i < r->nothers; i++)
+		ok = sink_row(sink->inner, &r->others[i]->row);
 	for (size_t i = 0; ok && i < r->nfailed; i++)
 		ok = sink_row(sink->inner, &r->failed[i]->row);
 	if (ok)
@@ -204,6 +212,9 @@ static void rank_free(struct sink *sink)
 		free(r->rows[i]);
 	for (size_t i = 0; i < r->nfailed; i++)
 		free(r->failed[i]);
+	for (size_t i = 0; i < r->nothers; i++)
+		free(r->others[i]);
+	free(r->others);
 	free(r->rows);
 	free(r->failed);
 	free(r);

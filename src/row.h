@@ -9,7 +9,14 @@
 
 #include "probe.h"
 
-enum row_type { ROW_FILE, ROW_DIRECTORY, ROW_BLOCKDEV, ROW_TOTAL, ROW_UNKNOWN };
+enum row_type {
+	ROW_FILE,
+	ROW_DIRECTORY,
+	ROW_BLOCKDEV,
+	ROW_FILESYSTEM, /* --system: one mounted file system, walked whole */
+	ROW_TOTAL,
+	ROW_UNKNOWN,
+};
 
 /* A failure has error != 0 and its counters are meaningless. */
 struct row {
@@ -28,6 +35,10 @@ struct row {
 	 * on the first sample and for a row the previous sample lacked */
 	int64_t delta;
 	bool delta_known;
+	/* --system, a file system's row: its type (ext4, tmpfs), and why it
+	 * was not walked (overlay), or NULL */
+	const char *fstype;
+	const char *note;
 };
 
 /* Does this row carry segments and extents (when -S or -e asked)? */

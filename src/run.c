@@ -4,9 +4,7 @@
 
 #include "run.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "action.h"
@@ -21,8 +19,8 @@
 #include "signals.h"
 #include "sink.h"
 #include "snapshot.h"
+#include "system.h"
 #include "status.h"
-#include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 
@@ -36,6 +34,9 @@ struct outcome {
  * --warm-from, read and checked, and the bytes to read. */
 static struct snapshot *snapshot;
 static uint64_t to_read;
+
+/* --system: the kernel's figures, read at the end of each inspection. */
+static struct system_figures figures;
 
 /* --expect-cached: is the cached share of the total below the mark?  No
  * page at all (an empty or not yet mounted directory, only empty files)
@@ -62,6 +63,7 @@ static struct sink *new_sink(const struct options *opts, struct watch *watch,
 			.reverse = opts->reverse,
 			.top = opts->top,
 			.files_only = opts->top && opts->all,
+			.others_after = opts->system,
 		};
 		sink = sink_rank_new(sink, &rank_cfg);
 	}
@@ -91,6 +93,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		.extents = opts->extents,
 		.time = watch ? watch_time(watch) : NULL,
 		.later_sample = watch && watch_later_sample(watch),
+		.system = opts->system ? &figures : NULL,
 	};
 	struct probe_request probe = {
 		.range = opts->range,
@@ -119,6 +122,8 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 			progress_to_read(to_read);
 		if (snapshot)
 			snapshot_run(snapshot, &walk_cfg, sink, &result);
+		else if (opts->system)
+			system_run(&walk_cfg, sink, &result, &figures);
 		else if (opts->npids)
 			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
 		else
@@ -136,6 +141,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		result.output_failed = true;
 	}
 	sink_free(sink);
+	system_free();
 	outcome->output_failed = result.output_failed;
 	outcome->nothing_counted = result.total.stat.pages == 0;
 	if (result.errors)
@@ -197,29 +203,6 @@ static void say_nothing_to_judge(const struct options *opts, int status,
 	    "nothing to judge\n", opts->expect_cached_arg, range ? " or ranges" : "");
 }
 
-/* MemAvailable of /proc/meminfo, in bytes; false when unknown. */
-static bool mem_available(uint64_t *bytes)
-{
-	static const char key[] = "MemAvailable:";
-	FILE *in = user_fopen_read("/proc/meminfo");
-	char line[256];
-	bool found = false;
-
-	if (!in)
-		return false;
-	while (!found && fgets(line, sizeof line, in)) {
-		if (strncmp(line, key, sizeof key - 1) != 0)
-			continue;
-		char *end;
-		errno = 0;
-		unsigned long long kib = strtoull(line + sizeof key - 1, &end, 10);
-		found = errno == 0 && end != line + sizeof key - 1 && kib <= UINT64_MAX / 1024;
-		*bytes = (uint64_t)kib * 1024;
-	}
-	fclose(in);
-	return found;
-}
-
 static void null_row(struct sink *sink, const struct row *row)
 {
 	(void)sink;
@@ -276,7 +259,7 @@ static int plan_warm(const struct options *opts)
 	} else {
 		return STATUS_OK;
 	}
-	if (mem_available(&available) && to_read > available) {
+	if (system_meminfo("MemAvailable", &available) && to_read > available) {
 		char need[FMT_BUFSIZE], have[FMT_BUFSIZE];
 		fmt_human(need, to_read);
 		fmt_human(have, available);

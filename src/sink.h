@@ -15,6 +15,13 @@ enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON, FORMA
 /* How the table shows byte figures. */
 enum size_unit { UNIT_HUMAN, UNIT_BYTES };
 
+/* --system: the kernel's own figures (/proc/meminfo), read after the
+ * walk, against which the total is the coverage. */
+struct system_figures {
+	bool known;
+	uint64_t cached, buffers, shmem; /* bytes */
+};
+
 struct sink_config {
 	FILE *out;
 	const enum column_id *columns;
@@ -31,6 +38,8 @@ struct sink_config {
 	enum extent_mode extents; /* -e */
 	const char *time;         /* -i: the sample's time, RFC 3339; else NULL */
 	bool later_sample;        /* -i: a sample after the first */
+	/* --system: filled by the end, for it; else NULL */
+	const struct system_figures *system;
 };
 
 struct sink;

@@ -290,6 +290,29 @@ static void json_row(struct sink *sink, const struct row *row)
 	sb_write(out, sink->cfg.out);
 }
 
+/* --system: the kernel's figures, and the share of Cached + Buffers the
+ * total holds. */
+static void put_kernel(const struct sink *sink, struct strbuf *out, const struct row *total)
+{
+	const struct system_figures *fig = sink->cfg.system;
+
+	if (!fig)
+		return;
+	if (!fig->known) {
+		sb_puts(out, ",\"kernel\":null,\"coverage\":null");
+		return;
+	}
+	put_pair(out, ",\"kernel\":{\"cached_bytes\":", fig->cached);
+	put_pair(out, ",\"buffers_bytes\":", fig->buffers);
+	put_pair(out, ",\"shmem_bytes\":", fig->shmem);
+	sb_puts(out, "},\"coverage\":");
+	uint64_t found = sink_pages_to_bytes(sink, total->stat.cached);
+	if (fig->cached + fig->buffers)
+		put_percent(out, found, fig->cached + fig->buffers);
+	else
+		sb_puts(out, "null");
+}
+
 static void json_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	struct strbuf *out = buffer(sink);
@@ -297,6 +320,7 @@ static void json_end(struct sink *sink, const struct row *total, uint64_t errors
 	sb_puts(out, sink->cfg.time ? "],\"total\":" : "\n],\"total\":");
 	put_row(sink, out, total, true, NULL);
 	put_pair(out, ",\"errors\":", errors);
+	put_kernel(sink, out, total);
 	sb_puts(out, "}\n");
 	sb_write(out, sink->cfg.out);
 }

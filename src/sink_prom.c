@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -192,6 +193,33 @@ static void put_sample(const struct sink *sink, enum column_id id, const char *n
 	putc_unlocked('\n', out);
 }
 
+/* --system: the kernel's figures, the coverage's other side. */
+static void put_kernel(const struct sink *sink)
+{
+	const struct system_figures *fig = sink->cfg.system;
+	FILE *out = sink->cfg.out;
+	static const struct {
+		const char *name, *help;
+		size_t offset;
+	} families[] = {
+		{ "pagestat_kernel_cached_bytes", "The kernel's Cached (/proc/meminfo).",
+		  offsetof(struct system_figures, cached) },
+		{ "pagestat_kernel_buffers_bytes", "The kernel's Buffers (/proc/meminfo).",
+		  offsetof(struct system_figures, buffers) },
+		{ "pagestat_kernel_shmem_bytes", "The kernel's Shmem (/proc/meminfo).",
+		  offsetof(struct system_figures, shmem) },
+	};
+
+	if (!fig || !fig->known)
+		return;
+	for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n%s ", families[i].name, families[i].help,
+			families[i].name, families[i].name);
+		sink_put_u64(out, *(const uint64_t *)((const char *)fig + families[i].offset));
+		putc_unlocked('\n', out);
+	}
+}
+
 static void prom_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	struct prom *p = sink->state;
@@ -223,6 +251,7 @@ static void prom_end(struct sink *sink, const struct row *total, uint64_t errors
 		       "# TYPE pagestat_errors gauge\npagestat_errors ", out);
 	sink_put_u64(out, errors);
 	putc_unlocked('\n', out);
+	put_kernel(sink);
 }
 
 static void prom_free(struct sink *sink)

@@ -298,6 +298,28 @@ static void table_row(struct sink *sink, const struct row *row)
 		add_row(sink, row);
 }
 
+/* --system: under the total, the share of the kernel's page cache it
+ * holds. */
+static void put_coverage(const struct sink *sink, const struct row *total)
+{
+	const struct system_figures *fig = sink->cfg.system;
+	char found[FMT_BUFSIZE], cached[FMT_BUFSIZE], buffers[FMT_BUFSIZE], shmem[FMT_BUFSIZE];
+	char share[FMT_BUFSIZE];
+
+	if (!fig || !fig->known)
+		return;
+	uint64_t bytes = sink_pages_to_bytes(sink, total->stat.cached);
+	fmt_human(found, bytes);
+	fmt_human(cached, fig->cached);
+	fmt_human(buffers, fig->buffers);
+	fmt_human(shmem, fig->shmem);
+	if (!fmt_percent(share, bytes, fig->cached + fig->buffers))
+		strcpy(share, "-");
+	fprintf(sink->cfg.out, "coverage: %s%% of the kernel's page cache: %s found of Cached %s + "
+		"Buffers %s (Shmem %s, which includes memory of no file)\n",
+		share, found, cached, buffers, shmem);
+}
+
 static void table_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	struct table_state *st = sink->state;
@@ -306,6 +328,7 @@ static void table_end(struct sink *sink, const struct row *total, uint64_t error
 		add_row(sink, total);
 	if (st->any_row)
 		flush_held(sink);
+	put_coverage(sink, total);
 }
 
 static void table_free(struct sink *sink)

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "devino.h"
 #include "jobs.h"
@@ -190,6 +192,20 @@ static bool excluded(const struct walk *w, const struct tree_ent *p)
 	return false;
 }
 
+static int compare_paths(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* --system: a directory below the operand that another walk covers. */
+static bool pruned(const struct walk *w, const struct tree_ent *p)
+{
+	const char *path = p->path;
+	return p->level > 0 && p->info == TREE_D &&
+	       bsearch(&path, w->cfg->prune, w->cfg->nprune, sizeof *w->cfg->prune,
+		       compare_paths);
+}
+
 static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 {
 	struct walk_event ev = {
@@ -198,7 +214,8 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 		.path_len = p->pathlen,
 	};
 
-	if (p->info != TREE_DP && w->cfg->nexcludes && excluded(w, p)) {
+	if (p->info != TREE_DP && ((w->cfg->nexcludes && excluded(w, p)) ||
+				   (w->cfg->nprune && pruned(w, p)))) {
 		if (p->info == TREE_D) {
 			/* pruned: it comes once more, as TREE_DP, skipped */
 			tree_skip(tree);
@@ -327,6 +344,7 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 
 	result->total = *agg_total(&w.agg);
 	result->errors = w.out.errors;
+	result->refused = w.out.refused;
 	result->output_failed = w.out.output_failed;
 	agg_free(&w.agg);
 	devino_free(&w.seen);

@@ -29,11 +29,16 @@ struct walk_config {
 	const char *const *excludes; /* --exclude globs */
 	size_t nexcludes;
 	unsigned jobs;             /* -j: threads that probe; 1: none */
+	/* --system: directories not entered (the mount points of other
+	 * walks), sorted by strcmp */
+	const char *const *prune;
+	size_t nprune;
 };
 
 struct walk_result {
 	struct agg_sum total;
 	uint64_t errors;     /* files and directories that could not be inspected */
+	uint64_t refused;    /* of which refused by the kernel's owner rule (EPERM) */
 	bool output_failed;  /* the sink could not write: the walk stopped */
 };
 

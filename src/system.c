@@ -1,0 +1,456 @@
+/* --system: every mounted file system that holds file pages, each once;
+ * the files deleted but still open; the block devices' buffer cache. */
+#include <config.h>
+
+#include "system.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "aggregate.h"
+#include "msg.h"
+#include "pidfiles.h"
+#include "probe.h"
+#include "report.h"
+#include "userfile.h"
+#include "xalloc.h"
+
+/* What --system does with a mount. */
+enum mount_use {
+	MOUNT_WALK,    /* the one mount of its file system that is walked */
+	MOUNT_AGAIN,   /* its file system is walked at another mount */
+	MOUNT_PSEUDO,  /* holds no file pages: no row */
+	MOUNT_OVERLAY, /* its pages are in its layers' files: a row, not walked */
+	MOUNT_REMOTE,  /* network or FUSE: a row, not walked */
+	MOUNT_HIDDEN,  /* under another mount at the same place: a row */
+};
+
+struct mount {
+	char *point, *root, *fstype, *source;
+	unsigned long id, parent;
+	dev_t dev;
+	enum mount_use use;
+};
+
+/* The mount table, kept until system_free: rows point to its types. */
+static struct mount *mounts;
+static size_t nmounts;
+static const char **points; /* every mount point, sorted: the walks' prune */
+
+/* Kernel file systems that hold no page cache of files. */
+static const char *const pseudo[] = {
+	"autofs", "binfmt_misc", "bpf", "cgroup", "cgroup2", "configfs", "debugfs",
+	"devpts", "efivarfs", "fusectl", "hugetlbfs", "mqueue", "nsfs", "proc", "pstore",
+	"rpc_pipefs", "securityfs", "selinuxfs", "smackfs", "sysfs", "tracefs", "nfsd",
+	"xenfs", "rdt", "resctrl", "ipathfs", "spufs", "apparmorfs",
+};
+
+/* Walking them would cross a network or a user's program. */
+static const char *const remote[] = {
+	"nfs", "nfs4", "cifs", "smb3", "smbfs", "ceph", "glusterfs", "afs", "9p", "lustre",
+	"gfs2", "ocfs2", "sshfs", "davfs",
+};
+
+static bool listed(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+#define LISTED(names, name) listed(names, sizeof names / sizeof names[0], name)
+
+static enum mount_use use_of(const char *fstype)
+{
+	if (LISTED(pseudo, fstype))
+		return MOUNT_PSEUDO;
+	if (strcmp(fstype, "overlay") == 0)
+		return MOUNT_OVERLAY;
+	if (LISTED(remote, fstype) || strncmp(fstype, "fuse", 4) == 0)
+		return MOUNT_REMOTE;
+	return MOUNT_WALK;
+}
+
+/* mountinfo's octal escapes (\040 for a space) undone, in place. */
+static char *unescape(char *s)
+{
+	char *out = s;
+	for (const char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*out++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 3;
+		} else {
+			*out++ = *p;
+		}
+	}
+	*out = '\0';
+	return s;
+}
+
+static char *copy(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw": false
+ * for a line that is not so. */
+static bool parse_mount(char *line, struct mount *m)
+{
+	char *field[6], *save = NULL;
+	unsigned major, minor;
+	int n = 0;
+
+	for (char *t = strtok_r(line, " \n", &save); t && n < 5; t = strtok_r(NULL, " \n", &save))
+		field[n++] = t;
+	if (n < 5 || sscanf(field[0], "%lu", &m->id) != 1 ||        // NOLINT(cert-err34-c)
+	    sscanf(field[1], "%lu", &m->parent) != 1 ||             // NOLINT(cert-err34-c)
+	    sscanf(field[2], "%u:%u", &major, &minor) != 2)         // NOLINT(cert-err34-c)
+		return false;
+	char *t;
+	while ((t = strtok_r(NULL, " \n", &save)) && strcmp(t, "-") != 0)
+		; /* the optional fields */
+	char *fstype = strtok_r(NULL, " \n", &save);
+	char *source = strtok_r(NULL, " \n", &save);
+	if (!t || !fstype || !source)
+		return false;
+	m->dev = makedev(major, minor);
+	m->root = copy(unescape(field[3]));
+	m->point = copy(unescape(field[4]));
+	m->fstype = copy(unescape(fstype));
+	m->source = copy(unescape(source));
+	m->use = use_of(m->fstype);
+	return true;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Each file system walked once: at a mount of its root if it has one,
+ * else at its first mount. */
+static void choose_walks(void)
+{
+	/* a mount on top of another at the same place hides it */
+	for (size_t i = 0; i < nmounts; i++)
+		for (size_t j = 0; j < nmounts; j++)
+			if (mounts[j].parent == mounts[i].id &&
+			    strcmp(mounts[j].point, mounts[i].point) == 0 &&
+			    mounts[i].use != MOUNT_PSEUDO)
+				mounts[i].use = MOUNT_HIDDEN;
+	for (size_t i = 0; i < nmounts; i++) {
+		struct mount *m = &mounts[i];
+		if (m->use != MOUNT_WALK)
+			continue;
+		for (size_t j = 0; j < i; j++) {
+			struct mount *o = &mounts[j];
+			if (o->use != MOUNT_WALK || o->dev != m->dev)
+				continue;
+			bool better = strcmp(m->root, "/") == 0 && strcmp(o->root, "/") != 0;
+			(better ? o : m)->use = MOUNT_AGAIN;
+			if (!better)
+				break;
+		}
+	}
+	points = xcalloc(nmounts, sizeof *points);
+	for (size_t i = 0; i < nmounts; i++)
+		points[i] = mounts[i].point;
+	qsort(points, nmounts, sizeof *points, compare_strings);
+}
+
+/* /proc/self/mountinfo into mounts; false when it cannot be read. */
+static bool read_mounts(void)
+{
+	FILE *in = user_fopen_read("/proc/self/mountinfo");
+	char *line = NULL;
+	size_t size = 0, cap = 0;
+
+	if (!in) {
+		msg("--system: cannot read /proc/self/mountinfo: %s\n", strerror(errno));
+		return false;
+	}
+	while (getline(&line, &size, in) > 0) {
+		if (nmounts == cap) {
+			cap = cap ? 2 * cap : 64;
+			mounts = xrealloc(mounts, cap * sizeof *mounts);
+		}
+		if (parse_mount(line, &mounts[nmounts]))
+			nmounts++;
+	}
+	free(line);
+	fclose(in);
+	choose_walks();
+	return true;
+}
+
+/* The walk of one file system: its operand's row becomes the file
+ * system's; the other rows pass. */
+struct fs_walk {
+	struct sink *out;
+	const struct mount *mount;
+};
+
+static void fs_row(struct sink *sink, const struct row *row)
+{
+	struct fs_walk *fw = sink->state;
+	struct row copy = *row;
+
+	if (row->type == ROW_DIRECTORY && row->path && strcmp(row->path, fw->mount->point) == 0) {
+		copy.type = ROW_FILESYSTEM;
+		copy.fstype = fw->mount->fstype;
+	}
+	if (!sink_row(fw->out, &copy))
+		sink->failed = true;
+}
+
+static void fs_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	(void)sink;
+	(void)total;
+	(void)errors;
+}
+
+static const struct sink_ops fs_ops = { .row = fs_row, .end = fs_end };
+
+static void add_result(struct walk_result *into, const struct walk_result *r)
+{
+	agg_stat_add(&into->total.stat, &r->total.stat);
+	into->total.files += r->total.files;
+	into->errors += r->errors;
+	into->refused += r->refused;
+	into->output_failed |= r->output_failed;
+}
+
+static void walk_mount(const struct walk_config *cfg, const struct mount *m, struct sink *sink,
+		       struct walk_result *result)
+{
+	struct walk_config fs_cfg = *cfg;
+	struct fs_walk fw = { .out = sink, .mount = m };
+	struct sink fs_sink = { .ops = &fs_ops, .cfg = sink->cfg, .state = &fw };
+	struct walk_result r = { 0 };
+	char *operands[] = { m->point, NULL };
+
+	fs_cfg.all = true;
+	fs_cfg.quiet = true; /* the failures are summed up at the end */
+	fs_cfg.one_file_system = true;
+	fs_cfg.follow = FOLLOW_NONE;
+	fs_cfg.max_depth = -1;
+	fs_cfg.prune = points;
+	fs_cfg.nprune = nmounts;
+	walk_run(&fs_cfg, operands, &fs_sink, &r);
+	add_result(result, &r);
+	result->output_failed |= fs_sink.failed;
+}
+
+/* A file system's row with nothing counted: why it was not walked. */
+static void unwalked_row(const struct mount *m, struct report *out)
+{
+	struct pagecache_stat none = { .known = probe_known() };
+	struct row row = {
+		.path = m->point,
+		.path_len = strlen(m->point),
+		.type = ROW_FILESYSTEM,
+		.stat = none,
+		.fstype = m->fstype,
+		.note = m->use == MOUNT_OVERLAY ? "not walked: an overlay's pages are in its layers' files"
+			: m->use == MOUNT_HIDDEN
+				? "not walked: hidden under another mount at the same place"
+				: "not walked: a network or FUSE file system (name it as FILE)",
+	};
+	if (!sink_row(out->sink, &row))
+		out->output_failed = true;
+}
+
+/* The device node of m's device into path (and its stat): the source
+ * mountinfo names, /dev/block/MAJOR:MINOR, or /dev/ and the name in
+ * /sys/dev/block/MAJOR:MINOR/uevent.  False when none is found. */
+static bool find_device(const struct mount *m, char *path, size_t size, struct stat *st)
+{
+	char uevent[64], line[256];
+
+	for (int i = 0; i < 3; i++) {
+		if (i == 0) {
+			snprintf(path, size, "%s", m->source);
+		} else if (i == 1) {
+			snprintf(path, size, "/dev/block/%u:%u", major(m->dev), minor(m->dev));
+		} else {
+			snprintf(uevent, sizeof uevent, "/sys/dev/block/%u:%u/uevent", major(m->dev),
+				 minor(m->dev));
+			FILE *in = user_fopen_read(uevent);
+			bool named = false;
+			while (in && !named && fgets(line, sizeof line, in))
+				if (strncmp(line, "DEVNAME=", 8) == 0) {
+					line[strcspn(line, "\n")] = '\0';
+					snprintf(path, size, "/dev/%s", line + 8);
+					named = true;
+				}
+			if (in)
+				fclose(in);
+			if (!named)
+				return false;
+		}
+		if (path[0] == '/' && stat(path, st) == 0 && S_ISBLK(st->st_mode) &&
+		    st->st_rdev == m->dev)
+			return true;
+	}
+	return false;
+}
+
+/* The buffer cache of the block device under a file system walked. */
+static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
+			 struct report *out, struct agg_sum *total)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	struct pagecache_stat measured;
+
+	if (!find_device(m, path, sizeof path, &st))
+		return; /* no block device: tmpfs, btrfs's anonymous devices */
+	const char *name = path;
+	struct probe_request req = *cfg->probe;
+	req.segments = 0;
+	req.extents = EXTENTS_NONE;
+	int err = probe_path_at(AT_FDCWD, path, &st, true, &req, NULL, &measured);
+	if (err) {
+		/* not a failure of the run: a container's device cgroup forbids
+		 * it to root too; said, as what was not seen */
+		if (!out->quiet) {
+			report_say("--system: the buffer cache of", name, strlen(name));
+			msg_more(" could not be read (%s): it is not counted\n", probe_strerror(err));
+		}
+		return;
+	}
+	agg_stat_add(&total->stat, &measured);
+	total->files++;
+	report_row(out, name, strlen(name), ROW_BLOCKDEV, &measured, 1, NULL);
+}
+
+/* The block devices, each once; then what was not walked, said. */
+static void blockdevs(const struct walk_config *cfg, struct sink *sink,
+		      struct walk_result *result)
+{
+	struct report out = { .sink = sink, .quiet = cfg->quiet };
+	struct agg_sum total = { .stat.known = probe_known() };
+	size_t overlays = 0;
+
+	for (size_t i = 0; i < nmounts && !out.output_failed; i++) {
+		const struct mount *m = &mounts[i];
+		if (m->use == MOUNT_WALK && major(m->dev) != 0)
+			blockdev_row(cfg, m, &out, &total);
+		else if (m->use == MOUNT_OVERLAY || m->use == MOUNT_REMOTE || m->use == MOUNT_HIDDEN)
+			unwalked_row(m, &out);
+		overlays += m->use == MOUNT_OVERLAY;
+	}
+	report_end(&out);
+	struct walk_result r = { .total = total, .errors = out.errors,
+				 .output_failed = out.output_failed };
+	add_result(result, &r);
+	if (overlays && !cfg->quiet)
+		msg("--system: %zu overlay mount%s not walked: %s pages are in the files of "
+		    "the layers, which are walked where they are mounted\n",
+		    overlays, overlays == 1 ? "" : "s", overlays == 1 ? "its" : "their");
+}
+
+/* A walk of the whole machine meets failures by the thousand when not
+ * root: summed up, not one message each. */
+static void tell_failures(const struct walk_result *r)
+{
+	if (!r->errors)
+		return;
+	msg("--system: %llu files and directories could not be inspected and are not "
+	    "counted", (unsigned long long)r->errors);
+	if (r->refused)
+		msg_more(" (%llu refused by the kernel's owner rule: run as root, or with "
+			 "the capabilities of PRIVILEGES in pagestat(1))",
+			 (unsigned long long)r->refused);
+	msg_more("; pagestat -a DIRECTORY names each\n");
+}
+
+static void tell_unseen(const struct pid_unseen *unseen)
+{
+	if (unseen->processes)
+		msg("--system: the open files of %llu process%s could not be read (%s): files "
+		    "deleted but held open by %s are not counted\n",
+		    (unsigned long long)unseen->processes, unseen->processes == 1 ? "" : "es",
+		    strerror(unseen->process_err), unseen->processes == 1 ? "it" : "them");
+	if (unseen->files)
+		msg("--system: %llu deleted file%s that processes hold could not be opened "
+		    "(one only mapped needs CAP_SYS_ADMIN for /proc/PID/map_files): not "
+		    "counted\n",
+		    (unsigned long long)unseen->files, unseen->files == 1 ? "" : "s");
+}
+
+bool system_meminfo(const char *key, uint64_t *bytes)
+{
+	FILE *in = user_fopen_read("/proc/meminfo");
+	char line[256];
+	size_t len = strlen(key);
+	bool found = false;
+
+	if (!in)
+		return false;
+	while (!found && fgets(line, sizeof line, in)) {
+		if (strncmp(line, key, len) != 0 || line[len] != ':')
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long kib = strtoull(line + len + 1, &end, 10);
+		found = errno == 0 && end != line + len + 1 && kib <= UINT64_MAX / 1024;
+		*bytes = (uint64_t)kib * 1024;
+	}
+	fclose(in);
+	return found;
+}
+
+void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_result *result,
+		struct system_figures *figures)
+{
+	*result = (struct walk_result){ .total.stat.known = probe_known() };
+	if (!read_mounts()) {
+		result->errors++;
+		return;
+	}
+	for (size_t i = 0; i < nmounts && !result->output_failed; i++)
+		if (mounts[i].use == MOUNT_WALK)
+			walk_mount(cfg, &mounts[i], sink, result);
+
+	struct pid_unseen unseen = { 0 };
+	struct walk_result r = { 0 };
+	if (!result->output_failed) {
+		pid_run_deleted(cfg, sink, &r, &unseen);
+		add_result(result, &r);
+	}
+	if (!result->output_failed)
+		blockdevs(cfg, sink, result);
+	if (!cfg->quiet) {
+		tell_failures(result);
+		tell_unseen(&unseen);
+	}
+	figures->known = system_meminfo("Cached", &figures->cached) &&
+			 system_meminfo("Buffers", &figures->buffers) &&
+			 system_meminfo("Shmem", &figures->shmem);
+}
+
+void system_free(void)
+{
+	for (size_t i = 0; i < nmounts; i++) {
+		free(mounts[i].point);
+		free(mounts[i].root);
+		free(mounts[i].fstype);
+		free(mounts[i].source);
+	}
+	free(mounts);
+	free(points);
+	mounts = NULL;
+	points = NULL;
+	nmounts = 0;
+}

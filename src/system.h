@@ -1,0 +1,24 @@
+/* --system: every mounted file system that holds file pages, each once;
+ * the files deleted but still open; the block devices' buffer cache. */
+#ifndef PAGESTAT_SYSTEM_H
+#define PAGESTAT_SYSTEM_H
+
+#include "sink.h"
+#include "walk.h"
+
+/* Walks what --system covers (cfg as the options make it; the walk of
+ * each file system adds -a and -x itself).  Rows: the files, then one
+ * per file system (type filesystem), the block devices; the total sums
+ * them.  The kernel's own figures are read at the end into *figures. */
+void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_result *result,
+		struct system_figures *figures);
+
+/* KEY's figure in /proc/meminfo ("Cached"), in bytes; false when it
+ * cannot be read. */
+bool system_meminfo(const char *key, uint64_t *bytes);
+
+/* What system_run kept for the rows (file system types) until the
+ * output is done. */
+void system_free(void);
+
+#endif
