@@ -17,6 +17,8 @@ function __fish_pagestat_column_table
         recently_evicted 'evicted pages that would still be cached in a larger cache' \
         files 'files counted in the row' \
         backing "on overlayfs: the layer's file that was inspected" \
+        fstype "with --system: a file system's type" \
+        note 'with --system: why a file system was not walked' \
         inode "a file's inode number" \
         file_size "a file's size in bytes, whatever the range" \
         mtime "a file's modification time, seconds since 1970" \
@@ -124,6 +126,8 @@ complete -c pagestat -l expect-cached -x -d 'Exit with status 4 when less than P
 # Watch
 complete -c pagestat -s i -l interval -x -d 'Inspect again every SECONDS until interrupted (0.5 allowed)'
 complete -c pagestat -l count -x -d 'With -i: stop after N samples'
+
+complete -c pagestat -l system -d "What fills the whole machine's page cache"
 
 # Actions
 complete -c pagestat -l evict -d "Drop the clean cached pages of each file's range"

@@ -65,7 +65,7 @@ static bool listed(const char *const *names, size_t n, const char *name)
 	return false;
 }
 
-#define LISTED(names, name) listed(names, sizeof names / sizeof names[0], name)
+#define LISTED(names, name) listed((names), sizeof(names) / sizeof((names)[0]), (name))
 
 static enum mount_use use_of(const char *fstype)
 {
@@ -202,13 +202,13 @@ struct fs_walk {
 static void fs_row(struct sink *sink, const struct row *row)
 {
 	struct fs_walk *fw = sink->state;
-	struct row copy = *row;
+	struct row as_fs = *row;
 
 	if (row->type == ROW_DIRECTORY && row->path && strcmp(row->path, fw->mount->point) == 0) {
-		copy.type = ROW_FILESYSTEM;
-		copy.fstype = fw->mount->fstype;
+		as_fs.type = ROW_FILESYSTEM;
+		as_fs.fstype = fw->mount->fstype;
 	}
-	if (!sink_row(fw->out, &copy))
+	if (!sink_row(fw->out, &as_fs))
 		sink->failed = true;
 }
 
@@ -334,13 +334,29 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 	report_row(out, name, strlen(name), ROW_BLOCKDEV, &measured, 1, NULL);
 }
 
+/* "--system: 2 overlay mounts not walked (/a, ...): why". */
+static void tell_unwalked(enum mount_use use, const char *one, const char *many,
+			  const char *why)
+{
+	size_t n = 0;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < nmounts; i++)
+		if (mounts[i].use == use && !n++)
+			first = mounts[i].point;
+	if (!n)
+		return;
+	msg("--system: %zu %s not walked (", n, n == 1 ? one : many);
+	msg_name_str(first);
+	msg_more("%s): %s\n", n > 1 ? ", ..." : "", why);
+}
+
 /* The block devices, each once; then what was not walked, said. */
 static void blockdevs(const struct walk_config *cfg, struct sink *sink,
 		      struct walk_result *result)
 {
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
 	struct agg_sum total = { .stat.known = probe_known() };
-	size_t overlays = 0;
 
 	for (size_t i = 0; i < nmounts && !out.output_failed; i++) {
 		const struct mount *m = &mounts[i];
@@ -348,16 +364,20 @@ static void blockdevs(const struct walk_config *cfg, struct sink *sink,
 			blockdev_row(cfg, m, &out, &total);
 		else if (m->use == MOUNT_OVERLAY || m->use == MOUNT_REMOTE || m->use == MOUNT_HIDDEN)
 			unwalked_row(m, &out);
-		overlays += m->use == MOUNT_OVERLAY;
 	}
 	report_end(&out);
 	struct walk_result r = { .total = total, .errors = out.errors,
 				 .output_failed = out.output_failed };
 	add_result(result, &r);
-	if (overlays && !cfg->quiet)
-		msg("--system: %zu overlay mount%s not walked: %s pages are in the files of "
-		    "the layers, which are walked where they are mounted\n",
-		    overlays, overlays == 1 ? "" : "s", overlays == 1 ? "its" : "their");
+	if (!cfg->quiet) {
+		tell_unwalked(MOUNT_OVERLAY, "overlay mount", "overlay mounts",
+			      "their pages are in their layers' files, walked where those are");
+		tell_unwalked(MOUNT_HIDDEN, "mount hidden under another at the same place",
+			      "mounts hidden under others at the same place",
+			      "no path leads to their files");
+		tell_unwalked(MOUNT_REMOTE, "network or FUSE mount", "network or FUSE mounts",
+			      "name them as FILE to inspect them");
+	}
 }
 
 /* A walk of the whole machine meets failures by the thousand when not
