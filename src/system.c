@@ -386,8 +386,10 @@ static void tell_failures(const struct walk_result *r)
 {
 	if (!r->errors)
 		return;
-	msg("--system: %llu files and directories could not be inspected and are not "
-	    "counted", (unsigned long long)r->errors);
+	msg("--system: %llu %s could not be inspected and %s not counted",
+	    (unsigned long long)r->errors,
+	    r->errors == 1 ? "file or directory" : "files and directories",
+	    r->errors == 1 ? "is" : "are");
 	if (r->refused)
 		msg_more(" (%llu refused by the kernel's owner rule: run as root, or with "
 			 "the capabilities of PRIVILEGES in pagestat(1))",

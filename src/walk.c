@@ -201,7 +201,8 @@ static int compare_paths(const void *a, const void *b)
 static bool pruned(const struct walk *w, const struct tree_ent *p)
 {
 	const char *path = p->path;
-	return p->level > 0 && p->info == TREE_D &&
+	/* a bind mount of a directory inside itself is a cycle too */
+	return p->level > 0 && (p->info == TREE_D || p->info == TREE_DC) &&
 	       bsearch(&path, w->cfg->prune, w->cfg->nprune, sizeof *w->cfg->prune,
 		       compare_paths);
 }

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# --system: the whole machine's page cache, on the real kernel.  Each run
+# walks every file system here (hundreds of thousands of files): the
+# tests make few runs, and find what they arranged among the top rows by
+# giving it an mtime in the future (-s mtime), which nothing else has.
+
+load test_helper
+
+setup() {
+	require_disk_tmpdir
+	require_root "--system walks every file system; the arrangements mount tmpfs and bind mounts"
+	cd "$BATS_TEST_TMPDIR"
+	UNDO=()
+}
+
+teardown() {
+	local i
+	for ((i = ${#UNDO[@]} - 1; i >= 0; i--)); do
+		eval "${UNDO[i]}" || true
+	done
+	UNDO=()
+	if [[ -n ${HOLDER-} ]]; then
+		kill "$HOLDER" 2>/dev/null || true
+		wait "$HOLDER" 2>/dev/null || true
+	fi
+}
+
+on_teardown() {
+	UNDO+=("$(printf '%q ' "$@")")
+}
+
+unmount() {
+	mountpoint -q "$1" || return 0
+	umount "$1" || umount -l "$1"
+}
+
+FUTURE='2100-01-01 00:00:00'
+
+# The rows of the --system JSON document in $output, one line each:
+# path, type, fstype, cached, as "PATH|TYPE|FSTYPE|CACHED".
+rows() {
+	jq -r '.rows[] | "\(.path)|\(.type)|\(.fstype)|\(.cached)"' <<<"$output"
+}
+
+@test "--system: a cached file, a file deleted but held open and a tmpfs file appear with their exact cached bytes; each file system once" {
+	# a fully cached file, 32 pages
+	make_cached cached.bin 32
+	touch -d "$FUTURE" cached.bin
+	# a file deleted while a process holds it open: 16 pages cached
+	# (pcarrange, not make_cached: no name is left to put it back by)
+	pcarrange write gone.bin $((16 * PAGE))
+	pcarrange cache gone.bin 0 16
+	touch -d "$FUTURE" gone.bin
+	sleep 600 <gone.bin 3>&- &
+	HOLDER=$!
+	rm gone.bin
+	# a tmpfs mount with a file of 8 pages (tmpfs pages are always cached)
+	mkdir shm
+	mount -t tmpfs -o size=4m pagestat-test shm || skip "cannot mount tmpfs here"
+	on_teardown unmount "$PWD/shm"
+	head -c $((8 * PAGE)) /dev/zero >shm/t
+	touch -d "$FUTURE" shm/t
+	# a bind mount of this directory: its files must count once
+	mkdir bound
+	mount --bind "$PWD" bound || skip "cannot bind-mount here"
+	on_teardown unmount "$PWD/bound"
+	# a proc mount below the tree: never entered, no row
+	mkdir p
+	mount -t proc proc p || skip "cannot mount proc here"
+	on_teardown unmount "$PWD/p"
+
+	# 1, not 0, when a file of the machine vanished during the walk
+	run --separate-stderr pagestat --system -J -s mtime --top 10 -o +inode
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	local listed
+	listed=$(rows)
+	assert_equal "$(grep -c "^$PWD/cached.bin|file|null|32\$" <<<"$listed")" 1
+	assert_equal "$(grep -c "^$PWD/gone.bin (deleted)|file|null|16\$" <<<"$listed")" 1
+	assert_equal "$(grep -c "^$PWD/shm/t|file|null|8\$" <<<"$listed")" 1
+	# the bind mount gives no row and no second copy of the file
+	[[ $listed != *"$PWD/bound"* ]] || fail "the bind mount was walked: $listed"
+	# one row for the tmpfs mount, of its type, holding its file
+	assert_equal "$(grep -c "^$PWD/shm|filesystem|tmpfs|8\$" <<<"$listed")" 1
+	# no pseudo file system has a row, the proc mount made here neither
+	local pseudo
+	pseudo=$(jq -r '.rows[] | select(.type == "filesystem") | .fstype' <<<"$output" |
+		grep -x -E 'proc|sysfs|cgroup2?|devpts|debugfs|tracefs|bpf|securityfs|configfs|mqueue' || true)
+	assert_equal "pseudo file systems with a row: $pseudo" "pseudo file systems with a row: "
+	[[ $listed != *"$PWD/p|"* ]] || fail "the proc mount got a row: $listed"
+	# the total holds the file systems' rows (and the deleted files)
+	jq -e '([.rows[] | select(.type == "filesystem" or .type == "blockdev") | .cached] | add)
+		as $fs | .total.cached >= $fs' <<<"$output" >/dev/null ||
+		fail "the total is less than its file systems: $(jq -c .total <<<"$output")"
+}
+
+@test "--system: the coverage of Cached + Buffers is between 85% and 110% here, and every format carries the kernel's figures" {
+	local attempt coverage found cached buffers blockdev
+	# the figures are read after the walk: another process's churn on a
+	# busy machine moves them, so up to three tries
+	for attempt in 1 2 3; do
+		run -0 --separate-stderr pagestat --system -J --top 1
+		cached=$(jq '.kernel.cached_bytes' <<<"$output")
+		buffers=$(jq '.kernel.buffers_bytes' <<<"$output")
+		found=$(jq '.total.cached_bytes' <<<"$output")
+		blockdev=$(jq '[.rows[] | select(.type == "blockdev")] | length' <<<"$output")
+		if ((blockdev > 0)); then
+			coverage=$(jq '.coverage' <<<"$output")
+			what="of Cached + Buffers"
+		else
+			# no block device could be opened (a container's device
+			# cgroup): said on stderr, and Buffers cannot be found
+			assert_stderr_has "the buffer cache of"
+			coverage=$(awk -v f="$found" -v c="$cached" 'BEGIN { printf "%.1f", 100 * f / c }')
+			what="of Cached (Buffers, $buffers bytes, could not be read here)"
+		fi
+		awk -v c="$coverage" 'BEGIN { exit !(c >= 85 && c <= 110) }' && break
+	done
+	echo "# coverage: $coverage% $what, $found bytes found, attempt $attempt" >&3
+	awk -v c="$coverage" 'BEGIN { exit !(c >= 85 && c <= 110) }' ||
+		fail "coverage $coverage% $what is outside 85% to 110%"
+	# the JSON figures are /proc/meminfo's, in bytes
+	((cached > 0)) || fail "kernel.cached_bytes is $cached"
+
+	# the table: the total, then the coverage line; Prometheus: the
+	# kernel's families; CSV: fstype and note (excluding everything below
+	# the mount points keeps these runs short)
+	run -0 --separate-stderr pagestat --system --exclude='*'
+	assert_line --index $((${#lines[@]} - 2)) --regexp ' total$'
+	assert_line --index $((${#lines[@]} - 1)) --regexp '^coverage: [0-9.]+% of the kernel.s page cache: '
+	run -0 --separate-stderr pagestat --system --exclude='*' --format=prometheus
+	assert_line --regexp '^pagestat_kernel_cached_bytes [0-9]+$'
+	assert_line --regexp '^pagestat_kernel_buffers_bytes [0-9]+$'
+	run -0 --separate-stderr pagestat --system --exclude='*' --csv
+	assert_line --index 0 --partial ',backing,fstype,note'
+	assert_line --regexp '^/,filesystem,'
+}
+
+@test "--system as nobody: what it could not see is summed up, not told file by file" {
+	enter_nobody_dir
+	run --separate-stderr as_nobody ./pagestat --system --top 1 -J
+	# failures make the status 1; the output is still complete
+	assert_equal "$status" 1
+	jq -e '.total.files >= 0 and .errors > 0' <<<"$output" >/dev/null ||
+		fail "not a complete document: ${output:0:300}"
+	assert_stderr_has "--system: "
+	[[ $stderr == *"could not be inspected and"* ]] ||
+		fail "no summary of the failures: $stderr"
+	# a summary, not a message a file
+	local n
+	n=$(grep -c '' <<<"$stderr")
+	((n <= 6)) || fail "$n lines on stderr: $stderr"
+	# -q: nothing at all
+	run --separate-stderr as_nobody ./pagestat --system --top 1 -q -J
+	assert_equal "$stderr" ""
+	leave_nobody_dir
+}
+
+@test "--system with FILE operands, --files0-from, --pid, -d or an action: exit 2, nothing walked" {
+	local args
+	for args in "--system /" "--system --files0-from=/dev/null" "--system --pid=$$" \
+		"--system -d 1" "--system --evict" "--system --warm" "-o fstype /" "-o note ."; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$PAGESTAT" $args
+		assert_output ""
+		[[ $stderr == "pagestat: "* ]] || fail "$args: $stderr"
+		[[ $stderr == *"--system"* ]] || fail "$args: the message does not name --system: $stderr"
+	done
+}
