@@ -197,13 +197,15 @@ make_small_dir() {
 	assert_equal "$(tr , '\n' <<<"${lines[0]}" | grep -c '^pages$')" 1
 }
 
-@test "--output-all: every column in the table, TYPE and PAGES too, PATH last" {
+@test "--output-all: every column in the table, TYPE, PAGES and the file's identity too, PATH last" {
 	make_cached f 2
+	local ino mtime
+	read -r ino mtime < <(stat -c '%i %.9Y' f)
 	run -0 pagestat --output-all -b f
 	read -ra header <<<"${lines[0]}"
-	assert_equal "${header[*]}" "TYPE SIZE PAGES CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES BACKING PATH"
+	assert_equal "${header[*]}" "TYPE SIZE PAGES CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES BACKING INODE FILE_SIZE MTIME MTIME_NSEC PATH"
 	read -ra cells <<<"${lines[1]}"
-	assert_equal "${cells[*]}" "file $((2 * PAGE)) 2 $((2 * PAGE)) 100.0% 0 0 0 0 1 - f"
+	assert_equal "${cells[*]}" "file $((2 * PAGE)) 2 $((2 * PAGE)) 100.0% 0 0 0 0 1 - $ino $((2 * PAGE)) ${mtime%.*} $((10#${mtime#*.})) f"
 }
 
 @test "-o and --output-all: the last one given wins" {
@@ -212,7 +214,7 @@ make_small_dir() {
 	assert_output "$(hcell $((2 * PAGE)))"
 	run -0 pagestat -n -o size --output-all f
 	read -ra cells <<<"$output"
-	assert_equal "${#cells[@]}" 12
+	assert_equal "${#cells[@]}" 16
 }
 
 # ---- formats -----------------------------------------------------------
