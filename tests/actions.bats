@@ -544,6 +544,18 @@ assert_warmed_back() {
 	# not without -e
 	run -0 --separate-stderr "$PAGESTAT" -J f
 	assert_equal "$(jq -c '.rows[0] | has("inode")' <<<"$output")" false
+	# a directory and the total have none: null, empty, '-'
+	mkdir d
+	fresh d/g 2 all
+	run -0 --separate-stderr "$PAGESTAT" -J -a -e d
+	assert_equal "$(jq -c '[((.rows[] | select(.type == "directory")), .total)
+		| [.inode, .file_size, .mtime, .mtime_nsec]]' <<<"$output")" "[[null,null,null,null],[null,null,null,null]]"
+	run -0 --separate-stderr "$PAGESTAT" --format=ndjson -a -e d
+	assert_equal "$(jq -sc '[.[] | select(.type != "file") | .inode]' <<<"$output")" "[null,null]"
+	run -0 --separate-stderr "$PAGESTAT" --format=csv -a -e d
+	assert_line -n 2 --regexp '^d,directory,.*,,,,,$'
+	run -0 --separate-stderr "$PAGESTAT" --output-all -a d
+	assert_line -n 2 --regexp '^directory .* - +- +- +- +d$'
 }
 
 # ---- -j ------------------------------------------------------------------
