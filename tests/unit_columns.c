@@ -153,19 +153,22 @@ static void test_default(void)
 		  "extents,path" },
 		{ true, true, false, false,
 		  "type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,files,"
-		  "backing,path" },
+		  "backing,inode,file_size,mtime,mtime_nsec,path" },
 		{ true, true, false, true,
 		  "type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,files,"
-		  "backing,extents,path" },
+		  "backing,inode,file_size,mtime,mtime_nsec,extents,path" },
 		{ false, false, false, false,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
 		  "files,backing" },
 		{ false, true, true, false,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
-		  "files,backing,segments" },
+		  "files,backing,inode,file_size,mtime,mtime_nsec,segments" },
 		{ false, false, true, true,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
-		  "files,backing,segments,extents" },
+		  "files,backing,inode,file_size,mtime,mtime_nsec,segments,extents" },
+		/* the table shows the file's identity with --output-all only */
+		{ true, false, false, true,
+		  "size,cached,percent,dirty,writeback,evicted,recently_evicted,files,extents,path" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char what[96];
