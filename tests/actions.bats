@@ -280,6 +280,16 @@ file_extents() {
 	assert_cache sparse 0 4
 }
 
+@test "--method=mincore: --evict and --warm act and count the same; dirty unknown (null)" {
+	fresh f 16 2 6
+	run -0 --separate-stderr "$PAGESTAT" -J --method=mincore --evict f
+	assert_row f cached=0 dropped=6 dirty=null
+	assert_cache f dropped
+	run -0 --separate-stderr "$PAGESTAT" -J --method=mincore --warm --offset=$((4 * PAGE)) f
+	assert_row f pages=12 cached=12 read=12 dirty=null
+	assert_cache f 4 12
+}
+
 # ---- --rate --------------------------------------------------------------
 
 # Seconds since the epoch, with nanoseconds.
