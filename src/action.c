@@ -6,12 +6,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "progress.h"
 #include "userfile.h"
 #include "xalloc.h"
@@ -83,11 +85,27 @@ static uint64_t chunk_size(void)
  * open file's inode), or PROBE_ECHANGED; -1 with *err set on failure. */
 static int reopen_as_user(int fd, const struct stat *st, int *err)
 {
-	char path[64];
+	char path[64], name[PATH_MAX];
 	struct stat ust;
 
 	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
-	int ufd = user_openat(AT_FDCWD, path, O_RDONLY | O_NOCTTY, 0);
+	const char *open_path = path;
+	if (caps_borrowed()) {
+		/* Opening /proc/thread-self/fd/N checks the file's own mode
+		 * only, not the directories above it, which the inspection
+		 * passed with the file's capabilities: a 0644 file in a 0700
+		 * directory of another user would be acted on.  The file is
+		 * opened by its name instead, every directory of it searched
+		 * with the user's rights (and the same file, checked below). */
+		ssize_t n = readlink(path, name, sizeof name);
+		if (n < 0 || (size_t)n >= sizeof name || name[0] != '/') {
+			*err = n < 0 ? errno : (size_t)n >= sizeof name ? ENAMETOOLONG : PROBE_ECHANGED;
+			return -1;
+		}
+		name[n] = '\0';
+		open_path = name;
+	}
+	int ufd = user_openat(AT_FDCWD, open_path, O_RDONLY | O_NOCTTY, 0);
 	if (ufd < 0) {
 		*err = errno;
 		return -1;

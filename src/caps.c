@@ -97,6 +97,11 @@ void caps_user_end(void)
 		(void)set_sets(own_sets);
 }
 
+bool caps_borrowed(void)
+{
+	return borrowed;
+}
+
 void caps_user_for_good(void)
 {
 	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };

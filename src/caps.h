@@ -21,6 +21,10 @@ int caps_drop(const char **what, bool processes);
 bool caps_user_begin(void);
 void caps_user_end(void);
 
+/* The capabilities came with the program file (setcap): then what the
+ * user names is done without them (caps_user_begin clears them). */
+bool caps_borrowed(void);
+
 /* In a fatal signal's handler: no capability that came with the file is
  * held from here on.  Async-signal-safe. */
 void caps_user_for_good(void);

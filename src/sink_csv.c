@@ -80,8 +80,8 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 	}
 	case KIND_SIZE:
 	case KIND_NUMBER:
-		column_value(id, row, &value);
-		sink_put_u64(out, value);
+		if (column_value(id, row, &value))
+			sink_put_u64(out, value);
 		break;
 	case KIND_PAGES:
 		if (column_value(id, row, &value)) {

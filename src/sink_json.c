@@ -181,7 +181,7 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 	case KIND_NUMBER:
 		column_value(id, row, &value);
 		put_column_key(sink, out, first, id, false);
-		sb_u64(out, value);
+		put_number(out, known, false, value);
 		break;
 	case KIND_PAGES:
 		column_value(id, row, &value);

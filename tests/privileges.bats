@@ -207,6 +207,155 @@ assert_victim_untouched() {
 	done
 }
 
+# ---- the actions: --evict, --warm, --warm-from ---------------------------
+# Their files are arranged with pcarrange, not make_*: as_nobody restores
+# what make_* arranged before each run, and an action changes it.
+
+# FILE of 4 pages holding the secret's text, mode MODE, owned by root,
+# all cached (CACHED=all) or none.
+make_root_file() {
+	{
+		printf '%s' "$SECRET_TEXT"
+		head -c $((4 * PAGE - ${#SECRET_TEXT})) /dev/zero
+	} >"$1"
+	chmod "$2" "$1"
+	pcarrange drop "$1"
+	[[ ${CACHED-} != all ]] || pcarrange cache "$1" 0 4
+}
+
+# Exactly these pages of FILE are cached now, as cachestat says.
+assert_cache() {
+	local path=$1
+	shift
+	pcarrange holds "$path" "$@" || fail "$path: wanted cached: $*; cachestat: $(pcarrange stat "$path")"
+}
+
+# The row of PATH in the JSON document in $output says no more than its
+# name and the error EACCES.
+assert_refused_row() {
+	assert_row "$1" errno=EACCES
+	assert_equal "$1: $(jq -c --arg p "$1" '.rows[] | select(.path == $p) | keys' <<<"$output")" \
+		"$1: [\"errno\",\"error\",\"path\",\"type\"]"
+}
+
+@test "--evict and --warm as nobody: another user's 0600 file is not acted on (EACCES, exit 1, its name alone shown), one nobody may read is; root acts on both" {
+	CACHED=all make_root_file theirs 600
+	CACHED=all make_root_file mine 644
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --evict theirs mine
+	refute_secret
+	assert_refused_row theirs
+	assert_row mine cached=0 dropped=4
+	assert_stderr_has "pagestat: cannot inspect 'theirs': Permission denied"
+	assert_cache theirs 4
+	assert_cache mine dropped
+
+	pcarrange drop theirs
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --warm theirs mine
+	refute_secret
+	assert_refused_row theirs
+	assert_row mine cached=4 read=4
+	assert_cache theirs dropped
+	assert_cache mine 4
+
+	# in a tree: the same, file by file
+	mkdir -m 755 tree
+	CACHED=all make_root_file tree/theirs 600
+	CACHED=all make_root_file tree/mine 644
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J -a --evict tree
+	refute_secret
+	assert_refused_row tree/theirs
+	assert_row tree/mine cached=0 dropped=4
+	assert_row tree dropped=4 files=1
+	assert_cache tree/theirs 4
+	assert_cache tree/mine dropped
+
+	# root acts as root, with the copy and without
+	local copy
+	for copy in "$PAGESTAT" ./pagestat-cap; do
+		CACHED=all make_root_file theirs 600
+		run -0 --separate-stderr "$copy" -J --evict theirs
+		assert_row theirs cached=0 dropped=4
+		assert_cache theirs dropped
+		run -0 --separate-stderr "$copy" -J --warm theirs
+		assert_row theirs cached=4 read=4
+		assert_cache theirs 4
+	done
+}
+
+@test "--evict and --warm as nobody: a file nobody may read in a directory nobody cannot enter is not acted on" {
+	CACHED=all make_root_file private/open 644
+	mkdir -m 755 private/sub
+	CACHED=all make_root_file private/sub/open 644
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --evict private/open private/sub/open
+	assert_refused_row private/open
+	assert_refused_row private/sub/open
+	assert_cache private/open 4
+	assert_cache private/sub/open 4
+	# walked into with -a: the same
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J -a --evict private
+	assert_refused_row private/open
+	assert_refused_row private/sub/open
+	assert_cache private/open 4
+	assert_cache private/sub/open 4
+	pcarrange drop private/open
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --warm private/open
+	assert_refused_row private/open
+	assert_cache private/open dropped
+	# root acts
+	run -0 --separate-stderr ./pagestat-cap -J -a --evict private
+	assert_row private/sub/open dropped=4
+	assert_cache private/sub/open dropped
+}
+
+@test "--warm-from a snapshot nobody cannot read: exit 2, nothing of it shown, nothing warmed; root warms from it" {
+	# a snapshot that names a file by the secret's text
+	make_root_file "$SECRET_TEXT" 644
+	pcarrange cache "$SECRET_TEXT" 0 4
+	"$PAGESTAT" -a -e --format=ndjson "$SECRET_TEXT" >snap.ndjson
+	"$PAGESTAT" -a -e -J "$SECRET_TEXT" >private/snap.json
+	chmod 600 snap.ndjson
+	chmod 644 private/snap.json
+	pcarrange drop "$SECRET_TEXT"
+	local snap
+	for snap in snap.ndjson private/snap.json; do
+		run -2 --separate-stderr as_nobody ./pagestat-cap -J --warm-from="$snap"
+		refute_output
+		refute_secret
+		assert_equal "$stderr" "pagestat: cannot read --warm-from '$snap': Permission denied"
+		assert_cache "$SECRET_TEXT" dropped
+	done
+	# root reads it
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=snap.ndjson
+	assert_row "$SECRET_TEXT" read=4
+	assert_cache "$SECRET_TEXT" 4
+}
+
+@test "--warm-from as nobody, a snapshot it may read listing root files it may not open: those not warmed (EACCES, exit 1), the others warmed; root warms all" {
+	CACHED=all make_root_file theirs 600
+	CACHED=all make_root_file mine 644
+	CACHED=all make_root_file private/open 644
+	"$PAGESTAT" -a -e --format=ndjson theirs mine private/open >snap.ndjson
+	chmod 644 snap.ndjson
+	pcarrange drop theirs
+	pcarrange drop mine
+	pcarrange drop private/open
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --warm-from=snap.ndjson
+	refute_secret
+	assert_refused_row theirs
+	assert_refused_row private/open
+	assert_row mine read=4 cached=4
+	assert_cache theirs dropped
+	assert_cache private/open dropped
+	assert_cache mine 4
+	# root warms them
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=snap.ndjson
+	assert_row theirs read=4
+	assert_row private/open read=4
+	assert_row mine read=0
+	assert_cache theirs 4
+	assert_cache private/open 4
+}
+
 @test "installed set-user-ID: refused before anything is done (exit 3)" {
 	[[ $(findmnt -n -o OPTIONS --target . 2>/dev/null) != *nosuid* ]] ||
 		skip "this file system is mounted nosuid"

@@ -535,14 +535,14 @@ assert_usage_error() {
 	assert_line -n 1 --regexp ' 1 \.#\. +1048576-2097152 mid$'
 
 	run -0 --separate-stderr pagestat --csv -S 3 -e mid
-	assert_line -n 0 --regexp ',files,backing,segments,extents$'
+	assert_line -n 0 --regexp ',files,backing,inode,file_size,mtime,mtime_nsec,segments,extents$'
 	run -0 --separate-stderr pagestat --csv -e mid
-	assert_line -n 0 --regexp ',files,backing,extents$'
+	assert_line -n 0 --regexp ',files,backing,inode,file_size,mtime,mtime_nsec,extents$'
 	run -0 --separate-stderr pagestat --csv -S 3 mid
 	assert_line -n 0 --regexp ',files,backing,segments$'
 
 	run -0 --separate-stderr pagestat -J -S 3 -e mid
-	assert_equal "$(json_field '.rows[0] | keys_unsorted | .[-3:] | join(" ")')" "backing segments extents"
+	assert_equal "$(json_field '.rows[0] | keys_unsorted | .[-7:] | join(" ")')" "backing inode file_size mtime mtime_nsec segments extents"
 
 	# --output-all: every column, segments and extents only with -S and -e
 	run -0 --separate-stderr pagestat --csv --output-all mid
