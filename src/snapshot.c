@@ -34,6 +34,7 @@ struct snapshot {
 	size_t path_cap;
 	struct extent *ext;
 	size_t ext_cap;
+	uint64_t page_size; /* the document's, else this machine's */
 };
 
 /* One file row, as the snapshot has it. */
@@ -43,6 +44,10 @@ struct snap_file {
 	uint64_t inode, file_size, mtime, mtime_nsec;
 	size_t nextents; /* in snap->ext */
 	uint64_t bytes;  /* of the extents */
+	/* the extents' pages are not the row's cached count: extents of
+	 * --extents=missing (an ndjson row does not say), or a cache that
+	 * changed while the row was measured */
+	bool mismatch;
 };
 
 /* Where the reading is: ndjson's line, a document's row. */
@@ -207,6 +212,18 @@ static const char *row_extents(struct snapshot *snap, const json_t *list, struct
 	return NULL;
 }
 
+/* The pages the extents of f touch, in the snapshot's page size. */
+static uint64_t extent_pages(const struct snapshot *snap, const struct snap_file *f)
+{
+	uint64_t page = snap->page_size, pages = 0;
+
+	for (size_t i = 0; i < f->nextents; i++) {
+		const struct extent *e = &snap->ext[i];
+		pages += (e->offset + e->length - 1) / page - e->offset / page + 1;
+	}
+	return pages;
+}
+
 /* A row read: 1, a file to warm, in f; 0, a row that names none (a
  * directory's, the total, a failure); -1, not a snapshot's row (told). */
 static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
@@ -226,10 +243,13 @@ static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 		 !get_u64(row, "mtime", &f->mtime) || !get_u64(row, "mtime_nsec", &f->mtime_nsec))
 		bad = "a file row without \"inode\", \"file_size\", \"mtime\" and "
 		      "\"mtime_nsec\": take the snapshot with this pagestat's -e";
-	if (!bad)
-		return 1;
-	tell_at(c, bad, "");
-	return -1;
+	if (bad) {
+		tell_at(c, bad, "");
+		return -1;
+	}
+	uint64_t cached;
+	f->mismatch = get_u64(row, "cached", &cached) && cached != extent_pages(c->snap, f);
+	return 1;
 }
 
 /* A JSON document, the whole of it, read again from the start. */
@@ -272,6 +292,9 @@ static bool read_start(struct snapshot *snap, struct cursor *c)
 		return false;
 	}
 	snap->rows = json_object_get(snap->doc, "rows");
+	uint64_t page;
+	if (get_u64(snap->doc, "page_size", &page) && page > 0)
+		snap->page_size = page;
 	const char *extents = json_string_value(json_object_get(snap->doc, "extents"));
 	if (!json_is_array(snap->rows)) {
 		tell_file(snap->name, "not a pagestat JSON document or ndjson: ", "no \"rows\"");
@@ -346,6 +369,7 @@ struct snapshot *snapshot_open(const char *file, uint64_t *listed)
 	struct stat st;
 
 	snap->name = file;
+	snap->page_size = probe_page_size();
 	snap->in = user_fopen_read(file);
 	if (!snap->in) {
 		msg("cannot read --warm-from ");
@@ -393,6 +417,14 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	const char *why = NULL;
 
 	/* what was named at the snapshot, a link named as FILE included */
+	if (f->mismatch) {
+		if (!out->quiet) {
+			report_say("", f->path, f->len);
+			msg_more(": its extents are not its cached pages (taken with "
+				 "--extents=missing, or the cache changed meanwhile): skipped\n");
+		}
+		return;
+	}
 	if (stat(f->path, &st) != 0)
 		why = errno == ENOENT ? "gone" : strerror(errno);
 	else

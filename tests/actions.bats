@@ -446,6 +446,26 @@ assert_warmed_back() {
 	assert_equal "$(jq -s '[.[] | select(.type == "file") | .read] | add' <<<"$output")" 4
 }
 
+@test "--warm-from an ndjson snapshot of --extents=missing: every file skipped with a note, nothing read" {
+	# ndjson rows do not say which extents they list: their pages are
+	# checked against the row's cached count (3 cached, 5 missing; a
+	# file exactly half cached cannot be told)
+	mkdir d
+	fresh d/half 8 0 3
+	fresh d/cold 4
+	"$PAGESTAT" -a --extents=missing --format=ndjson d >missing.ndjson
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=missing.ndjson
+	assert_equal "$(row_paths)" ""
+	assert_total read=0 files=0
+	local f
+	for f in half cold; do
+		grep -qxF -- "pagestat: 'd/$f': its extents are not its cached pages (taken with --extents=missing, or the cache changed meanwhile): skipped" <<<"$stderr" ||
+			fail "no note for d/$f: $stderr"
+	done
+	assert_cache d/half 0 3
+	assert_cache d/cold dropped
+}
+
 @test "--warm-from: a file changed since the snapshot (touched, appended, replaced) or removed is skipped with a note, the others warmed" {
 	mkdir d
 	local f
@@ -700,7 +720,7 @@ assert_nothing_done() {
 	refused "--warm-from 'bad.ndjson': line 4: not JSON" -- --warm-from=bad.ndjson
 	assert_nothing_done
 	{ head -n 1 snap.ndjson; echo; echo '{"path":"hot","type":"file"}'; } >bad.ndjson
-	refused "--warm-from 'bad.ndjson': line 3: a file row without \"inode\"" -- --warm-from=bad.ndjson
+	refused "--warm-from 'bad.ndjson': line 3: a file row without \"extents\": take the snapshot with -e" -- --warm-from=bad.ndjson
 	assert_nothing_done
 	{ head -n 1 snap.ndjson; echo '[1]'; } >bad.ndjson
 	refused "--warm-from 'bad.ndjson': line 2: not a row (a JSON object)" -- --warm-from=bad.ndjson
@@ -739,9 +759,9 @@ assert_nothing_done() {
 
 	# taken without -e, or with --extents=missing
 	"$PAGESTAT" -a -J cold hot >noext.json
-	refused "--warm-from 'noext.json': row 1: a file row without \"inode\"" "take the snapshot with this pagestat's -e" -- --warm-from=noext.json
+	refused "--warm-from 'noext.json': row 1: a file row without \"extents\"" "take the snapshot with -e" -- --warm-from=noext.json
 	"$PAGESTAT" -a --format=ndjson cold hot >noext.ndjson
-	refused "--warm-from 'noext.ndjson': line 1: a file row without \"inode\"" -- --warm-from=noext.ndjson
+	refused "--warm-from 'noext.ndjson': line 1: a file row without \"extents\"" -- --warm-from=noext.ndjson
 	"$PAGESTAT" -a -J --extents=missing cold hot >missing.json
 	refused "--warm-from 'missing.json': taken with --extents=missing" -- --warm-from=missing.json
 	assert_nothing_done
