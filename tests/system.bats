@@ -42,7 +42,7 @@ rows() {
 	jq -r '.rows[] | "\(.path)|\(.type)|\(.fstype)|\(.cached)"' <<<"$output"
 }
 
-@test "--system: a cached file, a file deleted but held open and a tmpfs file appear with their exact cached bytes; each file system once" {
+@test "--system: a cached file, a file deleted but held open, a memfd and a tmpfs file appear with their exact cached bytes; each file system once" {
 	# a fully cached file, 32 pages
 	make_cached cached.bin 32
 	touch -d "$FUTURE" cached.bin
@@ -64,6 +64,30 @@ rows() {
 	mkdir bound
 	mount --bind "$PWD" bound || skip "cannot bind-mount here"
 	on_teardown unmount "$PWD/bound"
+	# a memfd of 4 pages that a process holds
+	"$PYTHON3" -c '
+import os, sys, time
+fd = os.memfd_create("pagestat-test")
+os.write(fd, b"m" * (4 * int(sys.argv[1])))
+os.utime(fd, (4102444800, 4102444800))
+sys.stdout.write("ready\n"); sys.stdout.flush()
+time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
+	MEMFD=$!
+	on_teardown kill "$MEMFD"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -s memfd.ready ]] && break
+		sleep 0.1
+	done
+	# an overlay: a row that says it was not walked
+	local overlay=false
+	if grep -qw overlay /proc/filesystems; then
+		mkdir -p lower upper work merged
+		if mount -t overlay overlay -o "lowerdir=$PWD/lower,upperdir=$PWD/upper,workdir=$PWD/work" merged 2>/dev/null; then
+			on_teardown unmount "$PWD/merged"
+			overlay=true
+		fi
+	fi
 	# a proc mount below the tree: never entered, no row
 	mkdir p
 	mount -t proc proc p || skip "cannot mount proc here"
@@ -77,6 +101,16 @@ rows() {
 	assert_equal "$(grep -c "^$PWD/cached.bin|file|null|32\$" <<<"$listed")" 1
 	assert_equal "$(grep -c "^$PWD/gone.bin (deleted)|file|null|16\$" <<<"$listed")" 1
 	assert_equal "$(grep -c "^$PWD/shm/t|file|null|8\$" <<<"$listed")" 1
+	assert_equal "$(grep -c "^/memfd:pagestat-test (deleted)|file|null|4\$" <<<"$listed")" 1
+	if $overlay; then
+		jq -e --arg m "$PWD/merged" '[.rows[] | select(.path == $m and .type == "filesystem"
+			and .fstype == "overlay" and (.note | startswith("not walked: an overlay")))]
+			| length == 1' <<<"$output" >/dev/null ||
+			fail "no overlay row that says why: $listed"
+		[[ $stderr == *"overlay mount not walked"* ]] || fail "no note on stderr: $stderr"
+	else
+		echo "# overlay: cannot mount one here, not checked" >&3
+	fi
 	# the bind mount gives no row and no second copy of the file
 	[[ $listed != *"$PWD/bound"* ]] || fail "the bind mount was walked: $listed"
 	# one row for the tmpfs mount, of its type, holding its file
