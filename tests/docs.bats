@@ -11,6 +11,13 @@ setup() {
 	top=$BATS_TEST_DIRNAME/..
 }
 
+teardown() {
+	if [[ -n ${QS_DIR-} && $QS_DIR == /var/tmp/pagestat-quickstart.* ]]; then
+		cd /
+		rm -rf -- "$QS_DIR"
+	fi
+}
+
 # Long options as --help prints them ("  -a, --all", "      --method=METHOD").
 help_long_options() {
 	pagestat --help | grep -oE '^ +(-[A-Za-z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--[a-z0-9-]+'
@@ -239,4 +246,63 @@ assert_offers() {
 	command -v mandoc >/dev/null || skip "mandoc is not installed (apt-get install mandoc)"
 	run -0 mandoc -Tlint -Wwarning "$top/doc/pagestat.1"
 	assert_output ""
+}
+
+@test "the README's Quick start is ./quickstart then make check, and .ci/run runs them" {
+	local blocks
+	blocks=$(awk '/^## Quick start/ { on = 1; next } /^## / { on = 0 }
+		on && /^```sh$/ { code = 1; next } code && /^```$/ { code = 0; next }
+		on && code' "$BATS_TEST_DIRNAME/../README.md")
+	assert_equal "$blocks" "./quickstart"$'\n'"make check"
+	grep -qx './quickstart --enable-sanitizers --enable-werror' "$BATS_TEST_DIRNAME/../.ci/run"
+	grep -qx 'if ! make check; then' "$BATS_TEST_DIRNAME/../.ci/run"
+	# every library configure requires is among the packages installed
+	local lib pkg
+	for lib in $(grep -o 'PKG_CHECK_MODULES(\[[A-Z]*\], \[[a-z]*' "$BATS_TEST_DIRNAME/../configure.ac" |
+		sed 's/.*\[//'); do
+		pkg=lib$lib-dev
+		[[ $lib == lib* ]] && pkg=$lib-dev
+		grep -qw -- "$pkg" "$BATS_TEST_DIRNAME/../quickstart" ||
+			fail "configure.ac requires $lib, quickstart does not install $pkg"
+	done
+}
+
+@test "quickstart as root calls no sudo; as a user without sudo it says what to do" {
+	# the commands it runs are replaced by ones that log their arguments:
+	# this checks the script's choices, not Debian's packages.  In
+	# /var/tmp, where nobody can reach it too.
+	QS_DIR=$(mktemp -d /var/tmp/pagestat-quickstart.XXXXXX)
+	chmod 755 "$QS_DIR"
+	cd "$QS_DIR"
+	mkdir bin tree
+	local c
+	for c in apt-get autoreconf make sudo; do
+		printf '#!/bin/sh\necho "%s $*" >>"%s/calls"\n' "$c" "$PWD" >"bin/$c"
+		chmod +x "bin/$c"
+	done
+	cp "$BATS_TEST_DIRNAME/../quickstart" tree/
+	printf '#!/bin/sh\necho "configure $*" >>"%s/calls"\n' "$PWD" >tree/configure
+	mkdir tree/src
+	printf '#!/bin/sh\necho "pagestat $*" >>"%s/calls"\n' "$PWD" >tree/src/pagestat
+	chmod +x tree/configure tree/src/pagestat
+	if ((EUID == 0)); then
+		run -0 env PATH="$PWD/bin:$PATH" sh tree/quickstart --enable-werror
+		refute_output --partial "sudo"
+		run cat calls
+		refute_line --partial "sudo"
+		assert_line --regexp '^apt-get install -y -q .*libjansson-dev'
+		assert_line "configure --enable-werror"
+		assert_line "pagestat -d 1 /usr/lib"
+		# as nobody, with no sudo on the PATH: the reason, exit 1
+		rm bin/sudo calls
+		chmod -R a+rwX "$PWD"
+		run setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			env PATH="$PWD/bin:/usr/bin:/bin" sh tree/quickstart
+		assert_failure 1
+		assert_output --partial "run it as root, or install sudo"
+	else
+		run -0 env PATH="$PWD/bin:$PATH" sh tree/quickstart
+		run cat calls
+		assert_line --regexp '^sudo apt-get install'
+	fi
 }

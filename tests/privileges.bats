@@ -245,7 +245,7 @@ assert_refused_row() {
 	refute_secret
 	assert_refused_row theirs
 	assert_row mine cached=0 dropped=4
-	assert_stderr_has "pagestat: cannot inspect 'theirs': Permission denied"
+	assert_stderr_has "pagestat: cannot evict 'theirs': Permission denied"
 	assert_cache theirs 4
 	assert_cache mine dropped
 
