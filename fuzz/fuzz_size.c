@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 
 #include "format.h"
 #include "fuzz.h"
@@ -17,9 +18,10 @@ typedef unsigned __int128 u128;
 
 static const char units[] = "KMGTPE";
 
-/* format.h, read on its own: digits, then K, M, G, T, P or E in either
- * case, alone or followed by exactly "iB" (powers of 1024) or "B"
- * (powers of 1000); refused when the bytes do not fit in 64 bits. */
+/* format.h, read on its own: digits, then B (bytes), or K, M, G, T, P or
+ * E, alone or followed by "iB" (powers of 1024) or "B" (powers of 1000),
+ * every letter in either case; refused when the bytes do not fit in 64
+ * bits. */
 static FUZZ_ORACLE bool reference_parse(const char *s, uint64_t *out)
 {
 	u128 value = 0;
@@ -36,6 +38,12 @@ static FUZZ_ORACLE bool reference_parse(const char *s, uint64_t *out)
 		return false;
 
 	u128 factor = 1;
+	if ((s[i] == 'b' || s[i] == 'B') && s[i + 1] == '\0') {
+		if (too_big)
+			return false;
+		*out = (uint64_t)value;
+		return true;
+	}
 	if (s[i] != '\0') {
 		char letter = s[i];
 		if (letter >= 'a' && letter <= 'z')
@@ -45,9 +53,9 @@ static FUZZ_ORACLE bool reference_parse(const char *s, uint64_t *out)
 			return false;
 		const char *rest = s + i + 1;
 		unsigned base;
-		if (*rest == '\0' || strcmp(rest, "iB") == 0)
+		if (*rest == '\0' || strcasecmp(rest, "iB") == 0)
 			base = 1024;
-		else if (strcmp(rest, "B") == 0)
+		else if (strcasecmp(rest, "B") == 0)
 			base = 1000;
 		else
 			return false;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 size_t fmt_u64(char buf[FMT_BUFSIZE], uint64_t v)
 {
@@ -80,6 +81,8 @@ bool fmt_parse_size(const char *s, uint64_t *out)
 	if (errno)
 		return false;
 	uint64_t factor = 1;
+	if ((end[0] == 'b' || end[0] == 'B') && end[1] == '\0')
+		return (*out = v), true; /* "512B": bytes */
 	if (*end) {
 		char letter = end[0];
 		if (letter >= 'a' && letter <= 'z')
@@ -88,9 +91,9 @@ bool fmt_parse_size(const char *s, uint64_t *out)
 		if (!unit)
 			return false;
 		uint64_t base = 1024;
-		if (strcmp(end + 1, "B") == 0)
+		if (strcasecmp(end + 1, "B") == 0)
 			base = 1000;
-		else if (end[1] != '\0' && strcmp(end + 1, "iB") != 0)
+		else if (end[1] != '\0' && strcasecmp(end + 1, "iB") != 0)
 			return false;
 		for (long i = 0; i <= unit - units; i++)
 			factor *= base;

@@ -30,9 +30,10 @@ size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes);
  * writes nothing when whole is 0 (the percentage is undefined). */
 size_t fmt_percent(char buf[FMT_BUFSIZE], uint64_t part, uint64_t whole);
 
-/* SIZE as --offset and --length take it: digits, then K, M, G, T, P or E
- * (either case) alone or with iB (powers of 1024), or with B (powers of
- * 1000).  False for anything else, and when it does not fit in 64 bits. */
+/* SIZE as --offset and --length take it: digits, then B (bytes), or K,
+ * M, G, T, P or E alone or with iB (powers of 1024), or with B (powers of
+ * 1000), each letter in either case.  False for anything else, and when
+ * it does not fit in 64 bits. */
 bool fmt_parse_size(const char *s, uint64_t *out);
 
 #endif

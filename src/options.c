@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "caps.h"
 #include "escape.h"
@@ -145,8 +146,9 @@ static void usage(FILE *out)
 	      "                          4096) and show the cached share of each\n"
 	      "  -e, --extents[=WHICH]   list each file's cached byte extents, START-END;\n"
 	      "                          --extents=missing (or -emissing) the missing ones\n"
-	      "SIZE is bytes, or a number with K, M, G, T, P or E (powers of 1024, also\n"
-	      "written KiB, MiB...) or KB, MB... (powers of 1000).\n"
+	      "SIZE is bytes (512 or 512B), or a number with K, M, G, T, P or E (powers\n"
+	      "of 1024, also written KiB, MiB...) or KB, MB... (powers of 1000), in any\n"
+	      "case; FORMAT, METHOD, WHICH and column names are taken in any case too.\n"
 	      "\n"
 	      "Output:\n"
 	      "      --format=FORMAT     table (default), csv, json, ndjson or prometheus\n"
@@ -321,8 +323,9 @@ struct name_value {
 
 static bool parse_name(const char *s, const struct name_value *names, int *out)
 {
+	/* any case: --format=JSON is no less clear */
 	for (; names->name; names++)
-		if (strcmp(s, names->name) == 0) {
+		if (strcasecmp(s, names->name) == 0) {
 			*out = names->value;
 			return true;
 		}

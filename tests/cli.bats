@@ -387,6 +387,24 @@ make_small_dir() {
 	refused "--format" "''" -- --format= dir
 }
 
+@test "--format, --method, --extents, -o and -s take their values in any case" {
+	make_cached f 2
+	run -0 --separate-stderr pagestat --format=json f
+	local want=$output
+	run -0 --separate-stderr pagestat --format=JSON f
+	assert_equal "$output" "$want"
+	run -0 --separate-stderr pagestat --format=Json --method=CacheStat f
+	assert_equal "$output" "$want"
+	run -0 --separate-stderr pagestat -J --method=MINCORE f
+	assert_equal "$(json_field .method)" mincore
+	run -0 --separate-stderr pagestat -J --extents=MISSING f
+	assert_equal "$(json_field .extents)" missing
+	run -0 --separate-stderr pagestat -n -b -o CACHED,Path -s Cached f
+	assert_output "$((2 * PAGE)) f"
+	run -0 --separate-stderr pagestat --format=CSV -o path f
+	assert_output "path"$'\n'"f"
+}
+
 @test "--method fast: unknown method" {
 	make_small_dir dir
 	refused "--method" "'fast'" -- --method fast dir

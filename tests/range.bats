@@ -257,7 +257,7 @@ assert_usage_error() {
 	make_middle mid
 	local opt value
 	for opt in --offset --length; do
-		for value in -1 -0 '' 1.5M 1X ' 1' '1 ' '1 K' 0x10 +1 1e3 1KiBB 1Kb 1kib 1KIB 1iB 1Ki K iB \
+		for value in -1 -0 '' 1.5M 1X ' 1' '1 ' '1 K' 0x10 +1 1e3 1KiBB 1KBB 1Bb 1iB 1Ki K iB B \
 			16E 16EiB 18446744073709551616 99999999999999999999; do
 			assert_usage_error "pagestat: invalid value for $opt: '$value' (expected a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64)" \
 				-J "$opt=$value" mid
@@ -266,6 +266,17 @@ assert_usage_error() {
 		assert_usage_error "pagestat: invalid value for $opt: '1X'" -J "$opt" 1X mid
 		# no value at all
 		assert_usage_error "option '$opt' requires an argument" -J "$opt"
+	done
+}
+
+@test "SIZE suffixes in any case: 1kib, 1KIB and 1K are 1024 bytes, 1kb 1000, 512b and 512B 512" {
+	make_middle mid
+	local value want
+	for value in 1kib:1024 1KIB:1024 1K:1024 1k:1024 1KiB:1024 1kb:1000 1KB:1000 1Kb:1000 \
+		512b:512 512B:512 512:512 2mib:$((2 * MIB)) 1gB:1000000000; do
+		want=${value#*:}
+		run -0 --separate-stderr pagestat -J --length="${value%:*}" mid
+		assert_equal "--length=${value%:*}: $(json_field '.range.length')" "--length=${value%:*}: $want"
 	done
 }
 
@@ -493,7 +504,7 @@ assert_usage_error() {
 @test "-e: bad values exit 2, name the option and the value, print nothing" {
 	make_middle mid
 	local value
-	for value in foo '' Missing CACHED cache missin '=missing' 'cached ' 'missing,cached'; do
+	for value in foo '' cache missin '=missing' 'cached ' 'missing,cached'; do
 		assert_usage_error "pagestat: invalid value for --extents: '$value' (expected cached or missing)" \
 			-J "--extents=$value" mid
 	done

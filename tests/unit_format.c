@@ -120,8 +120,13 @@ static void test_parse_size(void)
 		{ "1X", false, 0 },
 		{ "K", false, 0 },
 		{ "1KiBB", false, 0 },
-		{ "1Kib", false, 0 },
-		{ "1B", false, 0 },
+		{ "1Kib", true, 1024 },  /* suffixes in any case */
+		{ "1kIB", true, 1024 },
+		{ "1kb", true, 1000 },
+		{ "1B", true, 1 },       /* bytes, as fmt_human writes them */
+		{ "512b", true, 512 },
+		{ "1Bb", false, 0 },
+		{ "1BiB", false, 0 },
 		{ "1\x80", false, 0 },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
