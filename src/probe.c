@@ -575,6 +575,12 @@ const char *probe_strerror(int err)
 		return "changed during walk";
 	case PROBE_ENOTREG:
 		return "not a regular file";
+	case PROBE_EFIFO:
+		return "a FIFO, not a regular file";
+	case PROBE_ESOCK:
+		return "a socket, not a regular file";
+	case PROBE_ECHR:
+		return "a character device, not a regular file";
 	case PROBE_ECYCLE:
 		return "directory cycle: not followed";
 	case PROBE_EREFUSED:

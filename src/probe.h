@@ -104,6 +104,10 @@ enum {
 	/* EOPNOTSUPP from cachestat: a hugetlbfs file, whose huge pages are
 	 * not page cache the kernel can report on. */
 	PROBE_EHUGETLB = -5,
+	/* PROBE_ENOTREG, saying what it is instead */
+	PROBE_EFIFO = -6,
+	PROBE_ESOCK = -7,
+	PROBE_ECHR = -8,
 };
 
 /* Choose the method (auto tries cachestat on a file of its own).  Returns

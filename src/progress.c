@@ -97,8 +97,8 @@ static void draw(int64_t now)
 
 	fmt_human(cached, meter.cached_pages * meter.page_size);
 	/* \r and erase to the end of the line: a shorter line leaves no tail */
-	fprintf(stderr, "\r\033[Kpagestat: %" PRIu64 " files, %" PRIu64 " files/s, %s cached",
-		meter.files, rate, cached);
+	fprintf(stderr, "\r\033[Kpagestat: %" PRIu64 " file%s, %" PRIu64 " files/s, %s cached",
+		meter.files, meter.files == 1 ? "" : "s", rate, cached);
 	(void)fflush(stderr);
 	meter.shown = true;
 	meter.last = now;

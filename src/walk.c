@@ -207,6 +207,15 @@ static bool pruned(const struct walk *w, const struct tree_ent *p)
 		       compare_paths);
 }
 
+/* What a file that is neither regular, a directory nor a block device is. */
+static int not_regular(const struct stat *st)
+{
+	return S_ISFIFO(st->st_mode)  ? PROBE_EFIFO
+	       : S_ISSOCK(st->st_mode) ? PROBE_ESOCK
+	       : S_ISCHR(st->st_mode)  ? PROBE_ECHR
+				       : PROBE_ENOTREG;
+}
+
 static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 {
 	struct walk_event ev = {
@@ -274,7 +283,7 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 		if (S_ISBLK(p->statp->st_mode))
 			visit_file(w, p, &ev, ROW_BLOCKDEV);
 		else
-			fail_entry(w, &ev, ROW_UNKNOWN, "cannot inspect", PROBE_ENOTREG);
+			fail_entry(w, &ev, ROW_UNKNOWN, "cannot inspect", not_regular(p->statp));
 		break;
 	}
 }

@@ -471,7 +471,7 @@ make_links() {
 	start_fifo_writer pipe opened
 	run -1 --separate-stderr timeout 10 "$PAGESTAT" -J pipe
 	assert_stderr_has "'pipe'" "not a regular file"
-	assert_row pipe error="not a regular file" errno=null
+	assert_row pipe error="a FIFO, not a regular file" errno=null
 	assert_total files=0
 	assert_equal "$(json_field .errors)" 1
 	assert_fifo_untouched pipe opened
@@ -495,7 +495,7 @@ make_links() {
 @test "a character device operand (/dev/null): not a regular file, exit 1" {
 	run -1 --separate-stderr pagestat -J /dev/null
 	assert_stderr_has "'/dev/null'" "not a regular file"
-	assert_row /dev/null error="not a regular file"
+	assert_row /dev/null error="a character device, not a regular file"
 	assert_total files=0
 }
 

@@ -323,7 +323,7 @@ make_many() {
 	done
 }
 
-METER_RE=$'pagestat: [0-9]+ files, [0-9]+ files/s, [0-9.]+[BKMGTPE]? cached'
+METER_RE=$'pagestat: [0-9]+ files?, [0-9]+ files/s, [0-9.]+[BKMGTPE]? cached'
 
 @test "--progress on a terminal: a meter on stderr, erased before the table" {
 	make_many 50
