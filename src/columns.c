@@ -233,6 +233,23 @@ size_t columns_add_near_cached(enum column_id *ids, size_t n, enum column_id id)
 	return n + 1;
 }
 
+const char *columns_names(bool sort_keys)
+{
+	static char names[2][COL_COUNT * 24];
+	char *out = names[sort_keys];
+
+	if (!*out) {
+		size_t len = 0;
+		for (int i = 0; i < COL_COUNT; i++) {
+			if (sort_keys && (i == COL_SEGMENTS || i == COL_EXTENTS || i == COL_DELTA))
+				continue;
+			len += (size_t)snprintf(out + len, sizeof names[0] - len, "%s%s",
+						len ? ", " : "", columns[i].name);
+		}
+	}
+	return out;
+}
+
 void columns_usage(FILE *out)
 {
 	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments,\n"

@@ -102,6 +102,10 @@ size_t columns_add_near_cached(enum column_id *ids, size_t n, enum column_id id)
 /* Look a column up by name, any case; -1 when there is none. */
 int column_lookup(const char *name, size_t len);
 
+/* The names of the columns, ", " between them; with sort_keys, only
+ * those --sort takes (not segments, extents, delta).  A static string. */
+const char *columns_names(bool sort_keys);
+
 /* The "Columns:" part of --help. */
 void columns_usage(FILE *out);
 

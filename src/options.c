@@ -364,6 +364,16 @@ static void add_exclude(struct options *opts, const char *glob)
  * of its group (and tells whether key was one); a bad value is kept in
  * st for options_finish to tell. */
 
+/* "one of path, type, ..." for a bad --sort. */
+static const char *sort_keys_expected(void)
+{
+	static char text[COL_COUNT * 24 + 16];
+
+	if (!*text)
+		snprintf(text, sizeof text, "one of %s", columns_names(true));
+	return text;
+}
+
 /* Rows: -a, -d, -c, -s, --reverse, --top. */
 static bool rows_option(int key, const char *arg, struct options *opts, struct options_state *st)
 {
@@ -384,8 +394,7 @@ static bool rows_option(int key, const char *arg, struct options *opts, struct o
 	case 's':
 		col = column_lookup(arg, strlen(arg));
 		if (col < 0 || col == COL_SEGMENTS || col == COL_EXTENTS || col == COL_DELTA)
-			bad_value(st, "--sort", arg, "a column name, as in --help, other than "
-				  "segments, extents and delta");
+			bad_value(st, "--sort", arg, sort_keys_expected());
 		opts->sort_key = col;
 		break;
 	case OPT_REVERSE:
@@ -695,6 +704,17 @@ static void add_system_columns(struct options *opts, bool table)
 	opts->ncolumns = n + add;
 }
 
+static int usage_error(const char *message);
+
+/* Prometheus: does one of the columns make a family? */
+static bool any_family(const struct options *opts)
+{
+	for (size_t i = 0; i < opts->ncolumns; i++)
+		if (columns[opts->columns[i]].prom_help)
+			return true;
+	return false;
+}
+
 /* -o is resolved once the format is known, since "+LIST" extends the
  * format's defaults. */
 static int resolve_columns(struct options *opts, const char *list, bool all)
@@ -720,9 +740,14 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		msg_name(bad, bad_len);
 		msg_more(" in --output ");
 		msg_name_str(list);
-		msg_more("\nTry 'pagestat --help' for the list of columns.\n");
+		msg_more(" (the columns: %s)\n", columns_names(false));
+		msg_try_help();
 		return STATUS_USAGE;
 	}
+	if (opts->format == FORMAT_PROMETHEUS && !any_family(opts))
+		return usage_error("--format=prometheus: none of the columns of --output has a "
+				   "Prometheus family (size, cached, dirty, writeback, evicted, "
+				   "recently_evicted, files, dropped and read do)");
 	for (size_t i = 0; i < opts->ncolumns; i++) {
 		enum column_id id = opts->columns[i];
 		if ((id == COL_SEGMENTS && !opts->segments) ||
@@ -797,6 +822,11 @@ static int check_combinations(struct options *opts, const struct options_state *
 	}
 	if (opts->count && !opts->interval)
 		return usage_error("--count needs -i/--interval");
+	if (opts->interval && opts->format == FORMAT_PROMETHEUS && !opts->output_file)
+		return usage_error("-i with --format=prometheus needs --output-file: each sample "
+				   "replaces the file a textfile collector reads, where on standard "
+				   "output the samples would follow each other, which no scraper "
+				   "reads as one");
 	int status = check_action(opts, st);
 	if (status != OPTIONS_RUN)
 		return status;

@@ -411,6 +411,15 @@ make_small_dir() {
 	refused "--method" "'fast'" -- --method=fast dir
 }
 
+@test "an unknown column or sort key: the message lists the valid ones" {
+	make_small_dir dir
+	refused "unknown column 'nosuch' in --output 'size,nosuch' (the columns: path, type, size, pages, cached," \
+		-- -o size,nosuch dir
+	refused "invalid value for --sort: 'nosuch' (expected one of path, type, size, pages, cached," \
+		-- -s nosuch dir
+	refused "--sort: 'extents' (expected one of path, type," -- -s extents dir
+}
+
 @test "-o nosuch: unknown column" {
 	make_small_dir dir
 	refused "--output" "'nosuch'" -- -o nosuch dir

@@ -219,13 +219,26 @@ many_rows() {
 	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a many
 	refute_output
 	assert_equal "$stderr" "pagestat: write error: temporary file in $SMALL_FS: No space left on device"
-	# each sample of -i fails the same way: exit 3, not 0
-	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a -i 0.01 --count 2 many
+	# each sample of -i fails the same way: exit 3, not 0, no file made
+	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a -i 0.01 --count 2 \
+		--output-file=samples.prom many
 	refute_output
 	assert_equal "$stderr" "pagestat: write error: temporary file in $SMALL_FS: No space left on device"
+	assert_file_not_exists samples.prom
 	# and behind --sort, which passed the failure on before
 	run -3 --separate-stderr env TMPDIR="$SMALL_FS" "$PAGESTAT" --format=prometheus -a -s path many
 	refute_output
+}
+
+@test "--format=prometheus with no column that makes a family, or -i to standard output: exit 2, why" {
+	refused "--format=prometheus: none of the columns of --output has a Prometheus family" \
+		-- --format=prometheus -o path,percent tree
+	refused "-i with --format=prometheus needs --output-file" -- --format=prometheus -i 1 tree
+	# one family is enough; -i writes each sample over the file
+	run -0 --separate-stderr "$PAGESTAT" --format=prometheus -o path,cached tree
+	assert_line --regexp '^pagestat_cached_bytes\{path="tree",type="directory"\} [0-9]+$'
+	run -0 --separate-stderr "$PAGESTAT" --format=prometheus -i 0.01 --count 2 --output-file=s.prom tree
+	assert_equal "$(grep -c '^# TYPE pagestat_cached_bytes gauge$' s.prom)" 1
 }
 
 @test "--format=prometheus with a bad --format value names both" {

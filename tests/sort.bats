@@ -459,7 +459,7 @@ make_tree() {
 	make_mix
 	local key
 	for key in nosuch '' segments extents cached,path cached_bytes total; do
-		refused_unread "invalid value for --sort: '$key'" "expected a column name" -- --sort="$key"
+		refused_unread "invalid value for --sort: '$key'" "expected one of path, type, size" -- --sort="$key"
 	done
 	refused_unread "invalid value for --sort: 'nosuch'" -- -s nosuch -a
 	refused "invalid value for --sort: 'segments'" -- -S 4 -s segments mix
