@@ -39,7 +39,7 @@ const struct column columns[COL_COUNT] = {
 			  true, "pages evicted that the kernel still remembers",
 			  "Bytes evicted from the page cache that the kernel still remembers." },
 	[COL_RECENTLY_EVICTED] = { "recently_evicted", "RECENTLY_EVICTED", KIND_PAGES,
-				   PCS_RECENTLY_EVICTED, AT(stat.recently_evicted), true,
+				   PCS_RECENTLY_EVICTED, AT(stat.recently_evicted), false,
 				   "evicted pages that would still be cached in a larger cache",
 				   "Evicted bytes that would still be cached in a larger cache." },
 	[COL_FILES] = { "files", "FILES", KIND_NUMBER, 0, AT(files), true,

@@ -203,19 +203,27 @@ expected_rows() {
 	run -0 pagestat tree
 	assert_equal "${#lines[@]}" 2
 	read -ra header <<<"${lines[0]}"
-	assert_equal "${header[*]}" "SIZE CACHED PERCENT DIRTY WRITEBACK EVICTED RECENTLY_EVICTED FILES PATH"
+	assert_equal "${header[*]}" "SIZE CACHED PERCENT DIRTY WRITEBACK EVICTED FILES PATH"
 	run -0 pagestat -b tree
 	read -ra cells <<<"${lines[1]}"
-	assert_equal "${cells[*]}" "$((29 * PAGE)) $((16 * PAGE)) 55.1% $((5 * PAGE)) 0 0 0 5 tree"
+	assert_equal "${cells[*]}" "$((29 * PAGE)) $((16 * PAGE)) 55.1% $((5 * PAGE)) 0 0 5 tree"
+	# what comes before PATH fits 56 columns, so a short path fits 80
+	run -0 pagestat tree
+	local before=${lines[0]%PATH}
+	((${#before} <= 56)) || fail "${#before} columns before PATH: ${lines[0]}"
+	# recently_evicted is one -o +recently_evicted away
+	run -0 pagestat -o +recently_evicted tree
+	read -ra header <<<"${lines[0]}"
+	assert_equal "${header[*]}" "SIZE CACHED PERCENT DIRTY WRITEBACK EVICTED FILES RECENTLY_EVICTED PATH"
 }
 
 @test "table -a -b: every file's row exact, numbers right-aligned, PATH in one column" {
 	run -0 pagestat -a -b tree
 	assert_equal "${#lines[@]}" 7
-	assert_line --regexp "^ *$((10 * PAGE)) +$((3 * PAGE)) +30\.0% +0 +0 +0 +0 +1 tree/part\$"
-	assert_line --regexp "^ *0 +0 +- +0 +0 +0 +0 +1 tree/empty\$"
-	assert_line --regexp "^ *$((5 * PAGE)) +$((5 * PAGE)) +100\.0% +$((5 * PAGE)) +0 +0 +0 +1 tree/dirty\$"
-	assert_line --regexp "^ *$((6 * PAGE)) +0 +0\.0% +0 +0 +0 +0 +1 tree/gone\$"
+	assert_line --regexp "^ *$((10 * PAGE)) +$((3 * PAGE)) +30\.0% +0 +0 +0 +1 tree/part\$"
+	assert_line --regexp "^ *0 +0 +- +0 +0 +0 +1 tree/empty\$"
+	assert_line --regexp "^ *$((5 * PAGE)) +$((5 * PAGE)) +100\.0% +$((5 * PAGE)) +0 +0 +1 tree/dirty\$"
+	assert_line --regexp "^ *$((6 * PAGE)) +0 +0\.0% +0 +0 +0 +1 tree/gone\$"
 	# every line as long as the header up to PATH, which starts at one place
 	local prefix=${lines[0]%PATH} line
 	for line in "${lines[@]:1}"; do
@@ -305,7 +313,7 @@ assert_path_at() {
 	run -0 pagestat -c -b -p tree/part tree/full tree/dirty
 	assert_equal "${#lines[@]}" 5
 	read -ra cells <<<"${lines[4]}"
-	assert_equal "${cells[*]}" "$((23 * PAGE)) 16 69.5% 5 0 0 0 3 total"
+	assert_equal "${cells[*]}" "$((23 * PAGE)) 16 69.5% 5 0 0 3 total"
 	run -0 pagestat -c -a tree
 	assert_equal "${#lines[@]}" 8
 	assert_line -n 7 --regexp ' total$'

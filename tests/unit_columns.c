@@ -147,10 +147,9 @@ static void test_default(void)
 		const char *want;
 	} cases[] = {
 		{ true, false, false, false,
-		  "size,cached,percent,dirty,writeback,evicted,recently_evicted,files,path" },
+		  "size,cached,percent,dirty,writeback,evicted,files,path" },
 		{ true, false, true, true,
-		  "size,cached,percent,dirty,writeback,evicted,recently_evicted,files,segments,"
-		  "extents,path" },
+		  "size,cached,percent,dirty,writeback,evicted,files,segments,extents,path" },
 		{ true, true, false, false,
 		  "type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,files,"
 		  "backing,inode,file_size,mtime,mtime_nsec,path" },
@@ -159,7 +158,7 @@ static void test_default(void)
 		  "backing,inode,file_size,mtime,mtime_nsec,extents,path" },
 		/* the table shows no identity with -e alone */
 		{ true, false, false, true,
-		  "size,cached,percent,dirty,writeback,evicted,recently_evicted,files,extents,path" },
+		  "size,cached,percent,dirty,writeback,evicted,files,extents,path" },
 		{ false, false, false, false,
 		  "path,type,size,pages,cached,percent,dirty,writeback,evicted,recently_evicted,"
 		  "files,backing" },
@@ -206,9 +205,9 @@ static void test_action_columns(void)
 	size_t n = columns_default(ids, true, false, false, false);
 	n = columns_add_near_cached(ids, n, COL_READ);
 	expect_ids("columns_add_near_cached(READ) on the table's defaults", ids, n,
-		   "size,cached,percent,read,dirty,writeback,evicted,recently_evicted,files,path");
+		   "size,cached,percent,read,dirty,writeback,evicted,files,path");
 	n = columns_add_near_cached(ids, n, COL_READ);
-	unit_check(n == 10, "READ added twice: %zu columns, want 10", n);
+	unit_check(n == 9, "READ added twice: %zu columns, want 9", n);
 	n = columns_default(ids, false, false, false, false);
 	n = columns_add_near_cached(ids, n, COL_DROPPED);
 	expect_ids("columns_add_near_cached(DROPPED) on JSON's defaults", ids, n,
