@@ -250,20 +250,48 @@ const char *columns_names(bool sort_keys)
 	return out;
 }
 
+/* text, wrapped at spaces to lines of at most 76 characters. */
+static void put_wrapped(FILE *out, const char *text)
+{
+	size_t col = 0;
+
+	while (*text) {
+		size_t word = strcspn(text, " ");
+		if (col && col + 1 + word > 76) {
+			fputc('\n', out);
+			col = 0;
+		} else if (col) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, word, out);
+		col += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	fputc('\n', out);
+}
+
 void columns_usage(FILE *out)
 {
-	fputs("\nColumns (-o LIST); CSV and JSON show every one by default (segments,\n"
-	      "delta, dropped and read with -S, -i, --evict and a warm only; extents,\n"
-	      "inode, file_size, mtime and mtime_nsec with -e; fstype and note with\n"
-	      "--system), the table all but", out);
+	char text[2048];
+	size_t len = (size_t)snprintf(text, sizeof text, "%s",
+		"Columns (-o LIST); CSV and JSON show every one by default (segments, delta, "
+		"dropped and read with -S, -i, --evict and a warm only; extents, inode, "
+		"file_size, mtime and mtime_nsec with -e; fstype and note with --system), "
+		"the table all but");
 	int hidden = 0, n = 0;
 	for (int i = 0; i < COL_COUNT; i++)
 		hidden += !columns[i].table_default;
-	for (int i = 0; i < COL_COUNT; i++)
+	for (int i = 0; i < COL_COUNT && len < sizeof text; i++)
 		if (!columns[i].table_default)
-			fprintf(out, "%s%s", n++ == 0 ? " " : n == hidden ? " and " : ", ",
-				columns[i].name);
-	fputs(":\n", out);
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
+						n++ == 0 ? " " : n == hidden ? " and " : ", ",
+						columns[i].name);
+	if (len < sizeof text)
+		snprintf(text + len, sizeof text - len, ":");
+	fputc('\n', out);
+	put_wrapped(out, text);
 	for (int i = 0; i < COL_COUNT; i++)
 		fprintf(out, "  %-18s %s\n", columns[i].name, columns[i].help);
 }
