@@ -252,7 +252,7 @@ static void json_begin(struct sink *sink)
 {
 	struct strbuf *out = buffer(sink);
 
-	sb_puts(out, "{\"version\":\"" PACKAGE_VERSION "\"");
+	sb_puts(out, "{\"version\":\"" PACKAGE_VERSION "\",\"schema\":1");
 	if (sink->cfg.time) {
 		sb_puts(out, ",\"time\":");
 		put_quoted(out, sink->cfg.time);

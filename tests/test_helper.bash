@@ -29,8 +29,23 @@ pagestat() {
 	return "$status"
 }
 pcarrange() { "$PCARRANGE" "$@"; }
-# command: with JQ=jq (a name, not a path) jq must not call itself
-jq() { command "$JQ" "$@"; }
+# command: with JQ=jq (a name, not a path) jq must not call itself.
+# Whatever JSON a test looks at in $output is kept for tests/schema.bats,
+# which checks it against doc/pagestat.schema.json (make check sets
+# PAGESTAT_JSON_SPOOL).
+jq() {
+	spool_json
+	command "$JQ" "$@"
+}
+
+# $output into the spool, once, when it looks like pagestat's JSON.
+spool_json() {
+	[[ -n ${PAGESTAT_JSON_SPOOL-} && ${output-} == "{"* ]] || return 0
+	local sum
+	sum=$(cksum <<<"$output") || return 0
+	local file=$PAGESTAT_JSON_SPOOL/${BATS_TEST_FILENAME##*/}.${sum%% *}.${#output}
+	[[ -e $file ]] || printf '%s\n' "$output" >"$file" 2>/dev/null || true
+}
 
 # The suites arrange page-cache states that tmpfs cannot hold (its pages
 # are neither droppable nor tagged dirty): refuse to run on it.

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Validate pagestat's JSON and ndjson output against doc/pagestat.schema.json.
+
+usage: schema_check.py SCHEMA FILE...
+
+Each FILE holds what one run printed: one JSON document (-J), several
+(-J with -i, a document a line), or ndjson lines.  A document is checked
+against the schema's "document", an ndjson line against "row", "failure"
+or "total" as its shape says, so that a message says what is wrong
+rather than that nothing matched.
+A FILE that is not JSON at all (stderr mixed in) is counted, not judged.
+Exit status 1 when one FILE breaks the schema.
+"""
+import json
+import sys
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+
+def objects(text):
+    """The JSON values one after another in text, or None if it is not JSON."""
+    decoder = json.JSONDecoder()
+    values, i = [], 0
+    try:
+        while True:
+            while i < len(text) and text[i].isspace():
+                i += 1
+            if i == len(text):
+                return values
+            value, i = decoder.raw_decode(text, i)
+            values.append(value)
+    except ValueError:
+        return None
+
+
+def first_error(validator, value):
+    """The error that says most: a wrong value before the unevaluated
+    properties it leaves behind (a property that fails its own schema
+    counts as unevaluated too)."""
+    errors = list(validator.iter_errors(value))
+    if not errors:
+        return None
+    plain = [e for e in errors if e.validator != "unevaluatedProperties"]
+    return best_match(plain or errors)
+
+
+def kind_of(value):
+    """Which definition an object is meant to meet, by its shape."""
+    if not isinstance(value, dict):
+        return "row"
+    if "version" in value:
+        return "document"
+    if value.get("type") == "total":
+        return "total"
+    return "failure" if "error" in value else "row"
+
+
+def main():
+    schema = json.load(open(sys.argv[1], encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    defs = schema["$defs"]
+    kinds = {kind: Draft202012Validator({**defs[kind], "$defs": defs})
+             for kind in ("document", "row", "failure", "total")}
+    checked = skipped = bad = 0
+    for name in sys.argv[2:]:
+        with open(name, encoding="utf-8", errors="surrogateescape") as f:
+            values = objects(f.read())
+        if not values:
+            skipped += 1
+            continue
+        checked += 1
+        for value in values:
+            kind = kind_of(value)
+            error = first_error(kinds[kind], value)
+            if error is not None:
+                bad += 1
+                where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+                print(f"{name}: {kind}: at {where}: {error.message[:300]}")
+                break
+    print(f"schema: {checked} outputs checked, {bad} invalid, {skipped} not JSON",
+          flush=True)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
