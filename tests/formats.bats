@@ -103,7 +103,7 @@ expected_rows() {
 @test "-a -J: the document's keys, page size and every row's counters" {
 	run -0 pagestat -a -J tree
 	printf '%s\n' "$output" >doc.json
-	assert_equal "$(json_field 'keys_unsorted | join(",")')" version,page_size,method,range,rows,total,errors
+	assert_equal "$(json_field 'keys_unsorted | join(",")')" version,schema,page_size,method,range,rows,total,errors
 	assert_equal "$(json_field .page_size)" "$PAGE"
 	assert_equal "$(json_field '.range | tojson')" '{"offset":0,"length":null}'
 	assert_equal "$(json_field .errors)" 0

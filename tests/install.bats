@@ -46,7 +46,9 @@ files_below() {
 		"${datadir#/}/man/man1/pagestat.1" \
 		"${bash_dir#/}/pagestat" \
 		"${datadir#/}/zsh/site-functions/_pagestat" \
-		"${datadir#/}/fish/vendor_completions.d/pagestat.fish" | sort)"
+		"${datadir#/}/fish/vendor_completions.d/pagestat.fish" \
+		"${datadir#/}/pagestat/pagestat.schema.json" | sort)"
+	cmp "$srcdir/doc/pagestat.schema.json" "$dest$datadir/pagestat/pagestat.schema.json"
 	run -0 "$dest$prefix/bin/pagestat" --version
 	assert_line --index 0 --regexp '^pagestat [0-9]'
 	cmp "$srcdir/doc/pagestat.1" "$dest$datadir/man/man1/pagestat.1"
@@ -83,7 +85,7 @@ files_below() {
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/given"
 	run -0 files_below "$BATS_TEST_TMPDIR/given"
 	assert_equal "$output" "$(printf '%s\n' etc/bc/pagestat fish/vc/pagestat.fish \
-		opt/ps/share/man/man1/pagestat.1 zsh/fn/_pagestat)"
+		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.schema.json zsh/fn/_pagestat)"
 
 	# none given: bash-completion's directory below our datadir
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps
@@ -91,7 +93,8 @@ files_below() {
 	run -0 files_below "$BATS_TEST_TMPDIR/default"
 	assert_equal "$output" "$(printf '%s\n' opt/ps/share/bash-completion/elsewhere/pagestat \
 		opt/ps/share/fish/vendor_completions.d/pagestat.fish \
-		opt/ps/share/man/man1/pagestat.1 opt/ps/share/zsh/site-functions/_pagestat)"
+		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.schema.json \
+		opt/ps/share/zsh/site-functions/_pagestat)"
 
 	# --with-bash-completion-dir without DIR: pkg-config's directory as it is
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir
