@@ -568,3 +568,15 @@ make_small_dir() {
 	run -3 --separate-stderr bash -c '"$PAGESTAT" -J dir >&-'
 	assert_stderr_has "pagestat: write error"
 }
+
+@test "-a lists the files below the operands, not their directories; -a -d N both, as du -a does" {
+	mkdir -p dua/x/y
+	printf a >dua/f
+	printf b >dua/x/g
+	printf c >dua/x/y/h
+	run -0 --separate-stderr pagestat -a -n -o path dua
+	assert_equal "$(sort <<<"$output" | xargs)" "dua dua/f dua/x/g dua/x/y/h"
+	# with a depth past the tree's: du -a's rows, in du -a's order
+	run -0 --separate-stderr pagestat -a -d 100 -n -o path dua
+	assert_equal "$output" "$(du -a dua | cut -f2)"
+}
