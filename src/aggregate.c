@@ -50,6 +50,12 @@ void agg_add(struct agg *agg, long level, const struct pagecache_stat *stat)
 	sum->files++;
 }
 
+void agg_fail(struct agg *agg, long level)
+{
+	size_t slot = (size_t)level < agg->depth ? (size_t)level : agg->depth - 1;
+	agg->sums[slot].failed++;
+}
+
 void agg_enter(struct agg *agg, long level)
 {
 	size_t slot = (size_t)level + 1;
@@ -73,6 +79,7 @@ const struct agg_sum *agg_leave(struct agg *agg, long level)
 
 	agg_stat_add(&parent->stat, &sum->stat);
 	parent->files += sum->files;
+	parent->failed += sum->failed;
 	agg->depth = (size_t)level + 1;
 	return sum;
 }

@@ -10,6 +10,7 @@
 struct agg_sum {
 	struct pagecache_stat stat;
 	uint64_t files;
+	uint64_t failed; /* files and directories below that could not be inspected */
 };
 
 /* sums[0] is the grand total; sums[L + 1] the directory open at walk
@@ -26,6 +27,9 @@ void agg_free(struct agg *agg);
 
 /* Add one file found at walk level `level` (0 for an operand). */
 void agg_add(struct agg *agg, long level, const struct pagecache_stat *stat);
+
+/* Something at walk level `level` could not be inspected. */
+void agg_fail(struct agg *agg, long level);
 
 /* A directory at walk level `level` opens. */
 void agg_enter(struct agg *agg, long level);

@@ -106,6 +106,9 @@ bool column_known(enum column_id id, const struct row *row)
 
 	if (col->known_bit && !(row->stat.known & col->known_bit))
 		return false;
+	/* a tree of which nothing could be inspected: not a cold one */
+	if (row->failed && !row->files && col->kind != KIND_TEXT && id != COL_FILES)
+		return false;
 	switch (col->kind) {
 	case KIND_TEXT:
 		return column_text(id, row, &len) != NULL;

@@ -39,6 +39,21 @@ void report_row(struct report *rep, const char *path, size_t len, enum row_type 
 		rep->output_failed = true;
 }
 
+void report_sum_row(struct report *rep, const char *path, size_t len, enum row_type type,
+		    uint64_t files, uint64_t failed, const struct pagecache_stat *stat)
+{
+	struct row row = {
+		.path = path,
+		.path_len = len,
+		.type = type,
+		.stat = *stat,
+		.files = files,
+		.failed = failed,
+	};
+	if (!sink_row(rep->sink, &row))
+		rep->output_failed = true;
+}
+
 void report_measured(struct report *rep, const char *path, size_t len,
 		     const struct pagecache_stat *stat)
 {

@@ -30,6 +30,10 @@ void report_row(struct report *rep, const char *path, size_t len, enum row_type 
 		const struct pagecache_stat *stat, uint64_t files,
 		const struct probe_detail *detail);
 
+/* A directory's row (or a file system's: type), from its subtotal. */
+void report_sum_row(struct report *rep, const char *path, size_t len, enum row_type type,
+		    uint64_t files, uint64_t failed, const struct pagecache_stat *stat);
+
 /* A file measured (before it is added up): the progress meter, and the
  * note on overlay files measured through the overlay, said once. */
 void report_measured(struct report *rep, const char *path, size_t len,

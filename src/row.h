@@ -39,6 +39,10 @@ struct row {
 	 * was not walked (overlay), or NULL */
 	const char *fstype;
 	const char *note;
+	/* a directory's, file system's or the total's: what below it could
+	 * not be inspected.  With no file counted, its figures are unknown,
+	 * not those of a cold tree. */
+	uint64_t failed;
 };
 
 /* Does this row carry segments and extents (when -S or -e asked)? */

@@ -134,6 +134,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 				.type = ROW_TOTAL,
 				.stat = result.total.stat,
 				.files = result.total.files,
+				.failed = result.errors,
 			};
 			result.output_failed = !sink_end(sink, &total, result.errors);
 		}

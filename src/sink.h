@@ -20,6 +20,8 @@ enum size_unit { UNIT_HUMAN, UNIT_BYTES };
 struct system_figures {
 	bool known;
 	uint64_t cached, buffers, shmem; /* bytes */
+	/* a block device could not be opened: Buffers cannot all be found */
+	bool buffers_unread;
 };
 
 struct sink_config {

@@ -305,6 +305,7 @@ static void put_kernel(const struct sink *sink, struct strbuf *out, const struct
 	put_pair(out, ",\"kernel\":{\"cached_bytes\":", fig->cached);
 	put_pair(out, ",\"buffers_bytes\":", fig->buffers);
 	put_pair(out, ",\"shmem_bytes\":", fig->shmem);
+	sb_puts(out, fig->buffers_unread ? ",\"buffers_read\":false" : ",\"buffers_read\":true");
 	sb_puts(out, "},\"coverage\":");
 	uint64_t found = sink_pages_to_bytes(sink, total->stat.cached);
 	if (fig->cached + fig->buffers)

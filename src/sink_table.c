@@ -318,6 +318,10 @@ static void put_coverage(const struct sink *sink, const struct row *total)
 	fprintf(sink->cfg.out, "coverage: %s%% of the kernel's page cache: %s found of Cached %s + "
 		"Buffers %s (Shmem %s, which includes memory of no file)\n",
 		share, found, cached, buffers, shmem);
+	/* without the buffer cache, what the files account for is told too */
+	if (fig->buffers_unread && fmt_percent(share, bytes, fig->cached))
+		fprintf(sink->cfg.out, "coverage: %s%% of Cached alone: a block device's buffer "
+			"cache could not be read\n", share);
 }
 
 static void table_end(struct sink *sink, const struct row *total, uint64_t errors)

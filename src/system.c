@@ -42,6 +42,7 @@ struct mount {
 static struct mount *mounts;
 static size_t nmounts;
 static const char **points; /* every mount point, sorted: the walks' prune */
+static bool buffers_unread;  /* a block device could not be opened */
 
 /* Kernel file systems that hold no page cache of files. */
 static const char *const pseudo[] = {
@@ -227,6 +228,7 @@ static void add_result(struct walk_result *into, const struct walk_result *r)
 	into->total.files += r->total.files;
 	into->errors += r->errors;
 	into->refused += r->refused;
+	into->total.failed += r->total.failed;
 	into->output_failed |= r->output_failed;
 }
 
@@ -327,6 +329,7 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 			report_say("--system: the buffer cache of", name, strlen(name));
 			msg_more(" could not be read (%s): it is not counted\n", probe_strerror(err));
 		}
+		buffers_unread = true;
 		return;
 	}
 	agg_stat_add(&total->stat, &measured);
@@ -406,8 +409,8 @@ static void tell_unseen(const struct pid_unseen *unseen)
 		    strerror(unseen->process_err), unseen->processes == 1 ? "it" : "them");
 	if (unseen->files)
 		msg("--system: %llu deleted file%s that processes hold could not be opened "
-		    "(one only mapped needs CAP_SYS_ADMIN for /proc/PID/map_files): not "
-		    "counted\n",
+		    "(one only mapped is reached through /proc/PID/map_files, which the "
+		    "kernel may refuse): not counted\n",
 		    (unsigned long long)unseen->files, unseen->files == 1 ? "" : "s");
 }
 
@@ -457,6 +460,7 @@ void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_re
 		tell_failures(result);
 		tell_unseen(&unseen);
 	}
+	figures->buffers_unread = buffers_unread;
 	figures->known = system_meminfo("Cached", &figures->cached) &&
 			 system_meminfo("Buffers", &figures->buffers) &&
 			 system_meminfo("Shmem", &figures->shmem);
@@ -475,4 +479,5 @@ void system_free(void)
 	mounts = NULL;
 	points = NULL;
 	nmounts = 0;
+	buffers_unread = false;
 }

@@ -30,9 +30,10 @@ struct walk {
 };
 
 /* A failure: told on stderr as du does, counted, and a row for JSON. */
-static void fail(struct walk *w, const char *path, size_t path_len, enum row_type type,
-		 const char *what, int err)
+static void fail(struct walk *w, long level, const char *path, size_t path_len,
+		 enum row_type type, const char *what, int err)
 {
+	agg_fail(&w->agg, level);
 	report_tell(&w->out, what, path, path_len, err);
 	report_error(&w->out, path, path_len, type, err);
 }
@@ -78,8 +79,8 @@ static bool seen_before(struct walk *w, const struct stat *st)
 static void file_done(struct walk *w, const struct walk_event *ev)
 {
 	if (ev->err) {
-		fail(w, ev->path, ev->path_len, ev->type, probe_failure_what(w->cfg->probe),
-		     ev->err);
+		fail(w, ev->level, ev->path, ev->path_len, ev->type,
+		     probe_failure_what(w->cfg->probe), ev->err);
 		return;
 	}
 	report_measured(&w->out, ev->path, ev->path_len, &ev->stat);
@@ -114,13 +115,13 @@ static void apply(void *ctx, struct walk_event *ev)
 	case EV_LEAVE:
 		sum = agg_leave(&w->agg, ev->level);
 		if (ev->row)
-			report_row(&w->out, ev->path, ev->path_len, ROW_DIRECTORY, &sum->stat,
-				   sum->files, NULL);
+			report_sum_row(&w->out, ev->path, ev->path_len, ROW_DIRECTORY, sum->files,
+				       sum->failed, &sum->stat);
 		break;
 	case EV_FAIL:
 		if (ev->abandon)
 			abandon_directory(w, ev->level);
-		fail(w, ev->path, ev->path_len, ev->type, ev->what, ev->err);
+		fail(w, ev->level, ev->path, ev->path_len, ev->type, ev->what, ev->err);
 		break;
 	case EV_SYMLINK:
 		if (!w->cfg->quiet) {
@@ -317,7 +318,7 @@ static bool walk_operand(struct walk *w, const char *operand)
 {
 	/* an empty name is no file; du reports it in its place */
 	if (operand[0] == '\0') {
-		fail(w, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
+		fail(w, 0, "", 0, ROW_UNKNOWN, "cannot access", ENOENT);
 		return !w->out.output_failed;
 	}
 	struct tree *tree = tree_open(operand, tree_flags(w->cfg));

@@ -631,6 +631,27 @@ make_links() {
 	assert_equal "$stderr" ""
 }
 
+@test "a tree of which nothing could be inspected does not look cold: its figures are unknown, its files 0" {
+	enter_nobody_dir
+	mkdir -p t/all t/some
+	for i in 1 2 3; do make_cached "t/all/root$i" 2; done
+	make_cached t/some/root 2
+	make_cached t/some/mine 2
+	chown $NOBODY:$NOBODY t/some/mine
+	run -1 --separate-stderr as_nobody ./pagestat -q -d 1 -n -p -b -o size,cached,percent,files,path t
+	# all refused: '-', not "0B 0B"; some refused: what was counted
+	assert_line --regexp '^ +- +- +- +0 t/all$'
+	assert_line --regexp "^ *$((2 * PAGE)) +2 +100\.0% +1 t/some\$"
+	run -1 --separate-stderr as_nobody ./pagestat -q -J -d 1 t
+	assert_row t/all files=0 size=null cached=null percent=null
+	assert_row t/some files=1 cached=2
+	run -1 --separate-stderr as_nobody ./pagestat -q --csv -d 1 -o path,cached,files t
+	assert_line "t/all,,,0"
+	# as root every figure is there
+	run -0 --separate-stderr pagestat -J -d 1 t
+	assert_row t/all files=3 cached=6
+}
+
 # ---- the walk against fts(3) ---------------------------------------------------
 # src/tree.c stands in for glibc's fts: tests/treecmp walks with both and
 # compares every entry (case, depth, path, errno, inode), in order.
