@@ -374,12 +374,12 @@ static void blockdevs(const struct walk_config *cfg, struct sink *sink,
 	add_result(result, &r);
 	if (!cfg->quiet) {
 		tell_unwalked(MOUNT_OVERLAY, "overlay mount", "overlay mounts",
-			      "their pages are in their layers' files, walked where those are");
+			      "an overlay's pages are in its layers' files, walked where those are");
 		tell_unwalked(MOUNT_HIDDEN, "mount hidden under another at the same place",
 			      "mounts hidden under others at the same place",
-			      "no path leads to their files");
+			      "no path leads to a hidden mount's files");
 		tell_unwalked(MOUNT_REMOTE, "network or FUSE mount", "network or FUSE mounts",
-			      "name them as FILE to inspect them");
+			      "a mount point named as FILE is inspected");
 	}
 }
 
