@@ -4,6 +4,7 @@
 #include "escape.h"
 
 #include <langinfo.h>
+#include <locale.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -270,5 +271,16 @@ void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8)
 
 bool esc_locale_is_utf8(void)
 {
-	return strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	/* The locale is read the first time a name is shown to a person (the
+	 * table, a message on stderr), not at start-up: the machine formats
+	 * need none, and a run that prints JSON saves its files (a fifth of
+	 * the start-up of one file).  After the capabilities are dropped, as
+	 * every file is. */
+	static int utf8 = -1;
+
+	if (utf8 < 0) {
+		setlocale(LC_CTYPE, "");
+		utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	}
+	return utf8;
 }

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -37,8 +36,9 @@ static bool guard_std_fds(void)
 	return true;
 }
 
-/* Before any file is opened (the locale's too), the capabilities are
- * dropped to what the run needs; then the process is made ready. */
+/* Before any file is opened (the locale too, which is read later, when a
+ * name is first shown), the capabilities are dropped to what the run
+ * needs; then the process is made ready. */
 static bool start(bool processes)
 {
 	const char *what;
@@ -51,7 +51,6 @@ static bool start(bool processes)
 		msg("cannot open /dev/null in place of a closed standard descriptor\n");
 		return false;
 	}
-	setlocale(LC_CTYPE, "");
 	signal(SIGPIPE, on_sigpipe);
 	/* Into a pipe or a file, write in large blocks (stdio would use the
 	 * 4 KiB st_blksize of a pipe); a terminal keeps its line buffering. */
