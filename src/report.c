@@ -18,40 +18,47 @@ void report_say(const char *what, const char *path, size_t len)
 	msg_name(path, len);
 }
 
-void report_row(struct report *rep, const char *path, size_t len, enum row_type type,
-		const struct pagecache_stat *stat, uint64_t files,
-		const struct probe_detail *detail)
+/* A row of what was measured (no detail, nothing failed below it). */
+static struct row row_of(const char *path, size_t len, enum row_type type,
+			 const struct pagecache_stat *stat, uint64_t files)
 {
-	struct row row = {
+	return (struct row){
 		.path = path,
 		.path_len = len,
 		.type = type,
 		.stat = *stat,
 		.files = files,
 	};
+}
+
+static void send(struct report *rep, const struct row *row)
+{
+	if (!sink_row(rep->sink, row))
+		rep->output_failed = true;
+}
+
+void report_row(struct report *rep, const char *path, size_t len, enum row_type type,
+		const struct pagecache_stat *stat, uint64_t files,
+		const struct probe_detail *detail)
+{
+	struct row row = row_of(path, len, type, stat, files);
+
 	if (detail && row_has_detail(&row)) {
 		row.segments = detail->segments;
 		row.nsegments = detail->nsegments;
 		row.extents = detail->extent;
 		row.nextents = detail->nextents;
 	}
-	if (!sink_row(rep->sink, &row))
-		rep->output_failed = true;
+	send(rep, &row);
 }
 
 void report_sum_row(struct report *rep, const char *path, size_t len, enum row_type type,
 		    uint64_t files, uint64_t failed, const struct pagecache_stat *stat)
 {
-	struct row row = {
-		.path = path,
-		.path_len = len,
-		.type = type,
-		.stat = *stat,
-		.files = files,
-		.failed = failed,
-	};
-	if (!sink_row(rep->sink, &row))
-		rep->output_failed = true;
+	struct row row = row_of(path, len, type, stat, files);
+
+	row.failed = failed;
+	send(rep, &row);
 }
 
 void report_measured(struct report *rep, const char *path, size_t len,
@@ -94,8 +101,7 @@ void report_error(struct report *rep, const char *path, size_t len, enum row_typ
 	};
 
 	rep->errors++;
-	if (!sink_row(rep->sink, &row))
-		rep->output_failed = true;
+	send(rep, &row);
 }
 
 void report_end(const struct report *rep)

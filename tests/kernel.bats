@@ -10,32 +10,17 @@ load test_helper
 setup() {
 	require_disk_tmpdir
 	cd "$BATS_TEST_TMPDIR"
-	UNDO=()
 }
 
 # Every mount, cgroup, loop device and sysctl a test changes is undone
-# here, newest first, also when the test failed or skipped half-way.
+# (on_teardown in test_helper.bash).
 teardown() {
-	local i
-	for ((i = ${#UNDO[@]} - 1; i >= 0; i--)); do
-		eval "${UNDO[i]}" || true
-	done
-	UNDO=()
+	run_teardowns
 }
 
 MIB=1048576
 
 # ---- undoing ---------------------------------------------------------------
-
-# Have teardown run CMD ARG... (quoted as given).
-on_teardown() {
-	UNDO+=("$(printf '%q ' "$@")")
-}
-
-unmount() {
-	mountpoint -q "$1" || return 0
-	umount "$1" || umount -l "$1"
-}
 
 # Move whatever still runs in cgroup DIR to its parent, then remove it
 # (the kernel may need a moment after the last process left).

@@ -9,26 +9,11 @@ load test_helper
 setup() {
 	require_disk_tmpdir
 	cd "$BATS_TEST_TMPDIR"
-	UNDO=()
 }
 
-# Every mount a test makes is undone here, newest first, also when the
-# test failed or skipped half-way.
+# Every mount a test makes is undone (on_teardown in test_helper.bash).
 teardown() {
-	local i
-	for ((i = ${#UNDO[@]} - 1; i >= 0; i--)); do
-		eval "${UNDO[i]}" || true
-	done
-	UNDO=()
-}
-
-on_teardown() {
-	UNDO+=("$(printf '%q ' "$@")")
-}
-
-unmount() {
-	mountpoint -q "$1" || return 0
-	umount "$1" || umount -l "$1"
+	run_teardowns
 }
 
 # The two lower layers, upper first: names that mountinfo (a space, as

@@ -10,28 +10,11 @@ setup() {
 	require_disk_tmpdir
 	require_root "--system walks every file system; the arrangements mount tmpfs and bind mounts"
 	cd "$BATS_TEST_TMPDIR"
-	UNDO=()
 }
 
+# The mounts and the processes a test made are undone (on_teardown).
 teardown() {
-	local i
-	for ((i = ${#UNDO[@]} - 1; i >= 0; i--)); do
-		eval "${UNDO[i]}" || true
-	done
-	UNDO=()
-	if [[ -n ${HOLDER-} ]]; then
-		kill "$HOLDER" 2>/dev/null || true
-		wait "$HOLDER" 2>/dev/null || true
-	fi
-}
-
-on_teardown() {
-	UNDO+=("$(printf '%q ' "$@")")
-}
-
-unmount() {
-	mountpoint -q "$1" || return 0
-	umount "$1" || umount -l "$1"
+	run_teardowns
 }
 
 FUTURE='2100-01-01 00:00:00'
@@ -52,7 +35,7 @@ rows() {
 	pcarrange cache gone.bin 0 16
 	touch -d "$FUTURE" gone.bin
 	sleep 600 <gone.bin 3>&- &
-	HOLDER=$!
+	on_teardown kill "$!"
 	rm gone.bin
 	# a tmpfs mount with a file of 8 pages (tmpfs pages are always cached)
 	mkdir shm

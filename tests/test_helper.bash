@@ -55,6 +55,30 @@ require_disk_tmpdir() {
 	[[ $fs != tmpfs ]] || skip "BATS_TEST_TMPDIR is on tmpfs; set PAGESTAT_TEST_TMPDIR to a disk-backed directory"
 }
 
+# ---- undoing what a test set up (mounts, cgroups, devices) ----------------
+# A suite's teardown calls run_teardowns: every command on_teardown was
+# given runs, newest first, also when the test failed or skipped half-way.
+UNDO=()
+
+# Have teardown run CMD ARG... (quoted as given).
+on_teardown() {
+	UNDO+=("$(printf '%q ' "$@")")
+}
+
+run_teardowns() {
+	local i
+	for ((i = ${#UNDO[@]} - 1; i >= 0; i--)); do
+		eval "${UNDO[i]}" || true
+	done
+	UNDO=()
+}
+
+# Unmount DIR if it is a mount point (lazily when it is busy).
+unmount() {
+	mountpoint -q "$1" || return 0
+	umount "$1" || umount -l "$1"
+}
+
 require_root() {
 	[[ $EUID -eq 0 ]] || skip "needs root: $1"
 }
