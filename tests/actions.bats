@@ -244,13 +244,7 @@ file_extents() {
 
 @test "--warm --pid: the files the process holds, read" {
 	fresh held 8
-	sleep 120 3<held &
-	HOLDER=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -e /proc/$HOLDER/fd/3 ]] && break
-		sleep 0.05
-	done
+	hold_open held
 	run -0 --separate-stderr "$PAGESTAT" -J --warm --pid "$HOLDER"
 	run -0 jq -r --arg p "$PWD/held" '.rows[] | select(.path == $p) | "\(.cached) \(.read)"' <<<"$output"
 	assert_output "8 8"

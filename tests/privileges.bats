@@ -162,13 +162,7 @@ assert_victim_untouched() {
 
 @test "--pid of a root process: the file capabilities do not open its /proc entries (exit 1, no name shown)" {
 	make_cached data/held 2
-	sleep 120 3<data/held &
-	HOLDER=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -e /proc/$HOLDER/fd/3 ]] && break
-		sleep 0.05
-	done
+	hold_open data/held
 	run -1 --separate-stderr as_nobody ./pagestat-cap -J --pid "$HOLDER"
 	[[ $output != *held* && $stderr != *held* ]] || fail "a file of the root process was named: $output $stderr"
 	assert_stderr_has "pagestat: --pid $HOLDER: Permission denied" "CAP_SYS_PTRACE"

@@ -73,6 +73,19 @@ run_teardowns() {
 	UNDO=()
 }
 
+# A process (sleep) that holds FILE open on its descriptor 3 for 120 s:
+# its pid in HOLDER once the descriptor is there.  The suite's teardown
+# kills it.
+hold_open() {
+	sleep 120 3<"$1" &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e /proc/$HOLDER/fd/3 ]] && break
+		sleep 0.05
+	done
+}
+
 # Unmount DIR if it is a mount point (lazily when it is busy).
 unmount() {
 	mountpoint -q "$1" || return 0
