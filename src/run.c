@@ -72,6 +72,24 @@ static struct sink *new_sink(const struct options *opts, struct watch *watch,
 	return sink;
 }
 
+/* What the walk (or --pid, --system, --warm-from) takes of the options. */
+static struct walk_config walk_config_of(const struct options *opts,
+					 const struct probe_request *probe)
+{
+	return (struct walk_config){
+		.follow = opts->follow,
+		.one_file_system = opts->one_file_system,
+		.count_links = opts->count_links,
+		.all = opts->all,
+		.quiet = opts->quiet,
+		.max_depth = opts->max_depth,
+		.probe = probe,
+		.excludes = opts->excludes,
+		.nexcludes = opts->nexcludes,
+		.jobs = opts->jobs,
+	};
+}
+
 /* One inspection of everything asked: rows out, the total last.  With
  * watch (-i), the sample's time and each row's change go along. */
 static int inspect(const struct options *opts, struct watch *watch, FILE *out,
@@ -101,18 +119,7 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		.extents = opts->extents,
 		.action = opts->action,
 	};
-	struct walk_config walk_cfg = {
-		.follow = opts->follow,
-		.one_file_system = opts->one_file_system,
-		.count_links = opts->count_links,
-		.all = opts->all,
-		.quiet = opts->quiet,
-		.max_depth = opts->max_depth,
-		.probe = &probe,
-		.excludes = opts->excludes,
-		.nexcludes = opts->nexcludes,
-		.jobs = opts->jobs,
-	};
+	struct walk_config walk_cfg = walk_config_of(opts, &probe);
 	struct sink *sink = new_sink(opts, watch, &sink_cfg);
 	struct walk_result result = { 0 };
 
@@ -225,17 +232,11 @@ static uint64_t missing_bytes(const struct options *opts)
 	struct walk_result result = { 0 };
 
 	struct probe_request probe = { .range = opts->range };
-	struct walk_config walk_cfg = {
-		.follow = opts->follow,
-		.one_file_system = opts->one_file_system,
-		.count_links = opts->count_links,
-		.quiet = true,
-		.max_depth = -1,
-		.probe = &probe,
-		.excludes = opts->excludes,
-		.nexcludes = opts->nexcludes,
-		.jobs = opts->jobs,
-	};
+	struct walk_config walk_cfg = walk_config_of(opts, &probe);
+	/* every file counted, no row, nothing said (the warm says it) */
+	walk_cfg.all = false;
+	walk_cfg.max_depth = -1;
+	walk_cfg.quiet = true;
 	struct sink sink = { .ops = &null_ops, .cfg = cfg };
 	if (opts->npids)
 		pid_run(&walk_cfg, opts->pids, opts->npids, &sink, &result);
