@@ -323,6 +323,11 @@ static struct tree_ent *visit_record(struct tree *t, const struct dirent64 *d)
 		.dirfd = lv->fd,
 		.statp = &t->st,
 	};
+	if (d->d_type == DT_REG && (t->flags & TREE_NOSTAT)) {
+		e->info = TREE_F;
+		e->statp = NULL;
+		return e;
+	}
 	if (fstatat(lv->fd, e->name, &t->st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0) {
 		e->err = errno;
 		memset(&t->st, 0, sizeof t->st);

@@ -38,6 +38,10 @@ enum {
 	TREE_LOGICAL = 1 << 0,   /* follow every symbolic link (-L) */
 	TREE_COMFOLLOW = 1 << 1, /* follow the operand if it is one (-H) */
 	TREE_XDEV = 1 << 2,      /* enter no directory on another file system */
+	/* an entry below the operand that its directory entry says is a
+	 * regular file (d_type DT_REG) is returned as TREE_F with no stat:
+	 * statp NULL (as fts's FTS_NOSTAT, for regular files only) */
+	TREE_NOSTAT = 1 << 3,
 };
 
 /* tree_ent.err for a directory found to be another one than the walk met
@@ -51,7 +55,7 @@ struct tree_ent {
 	size_t pathlen;
 	const char *name;       /* relative to dirfd: the operand itself at level 0 */
 	int dirfd;              /* AT_FDCWD at level 0 */
-	const struct stat *statp;
+	const struct stat *statp; /* NULL: a TREE_F of TREE_NOSTAT */
 	int err;                /* TREE_DNR, TREE_ERR, TREE_NS: an errno, or TREE_ECHANGED */
 	bool skipped;           /* TREE_DP: tree_skip was called on its TREE_D */
 };

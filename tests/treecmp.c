@@ -8,11 +8,15 @@
  * tree.c leaves out what the walk never uses, so those are left out of
  * fts's list too: below the operand, symbolic links not followed and
  * FIFOs, sockets and devices.  fts's FTS_SLNONE (a link to follow that
- * leads nowhere) is tree.c's TREE_NS.  Prints "ok N entries" per operand,
- * or the first difference and exits 1. */
+ * leads nowhere) is tree.c's TREE_NS.  tree.c is walked twice: as it is,
+ * and with TREE_NOSTAT (as pagestat walks), where a regular file comes
+ * with no stat: its inode is then asked of its name here, so that both
+ * walks must give fts's list.  Prints "ok N entries" per operand, or the
+ * first difference and exits 1. */
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fts.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -114,7 +118,8 @@ static void walk_fts(struct list *list, char *operand, int follow, bool xdev)
 	fts_close(fts);
 }
 
-static void walk_tree(struct list *list, const char *operand, int follow, bool xdev)
+static void walk_tree(struct list *list, const char *operand, int follow, bool xdev,
+		      bool nostat)
 {
 	static const char *const names[] = {
 		[TREE_D] = "D",     [TREE_DP] = "DP",   [TREE_F] = "F",
@@ -124,11 +129,24 @@ static void walk_tree(struct list *list, const char *operand, int follow, bool x
 	int flags = follow == 'L' ? TREE_LOGICAL : follow == 'H' ? TREE_COMFOLLOW : 0;
 	if (xdev)
 		flags |= TREE_XDEV;
+	if (nostat)
+		flags |= TREE_NOSTAT;
 	struct tree *tree = tree_open(operand, flags);
 	const struct tree_ent *e;
-	while ((e = tree_read(tree)))
-		add(list, names[e->info], e->level, e->path, e->err,
-		    e->info == TREE_NS ? NULL : e->statp);
+	while ((e = tree_read(tree))) {
+		const struct stat *st = e->info == TREE_NS ? NULL : e->statp;
+		struct stat asked;
+		if (e->info == TREE_F && !e->statp) {
+			/* TREE_NOSTAT: a regular file by its entry's type */
+			if (fstatat(e->dirfd, e->name, &asked, AT_SYMLINK_NOFOLLOW) != 0 ||
+			    !S_ISREG(asked.st_mode)) {
+				printf("TREE_NOSTAT gave %s as a regular file: it is not\n", e->path);
+				exit(1);
+			}
+			st = &asked;
+		}
+		add(list, names[e->info], e->level, e->path, e->err, st);
+	}
 	tree_close(tree);
 }
 
@@ -146,24 +164,27 @@ int main(int argc, char **argv)
 			follow = opt;
 	}
 	int status = 0;
-	for (int i = optind; i < argc; i++) {
+	for (int k = 0; k < 2 * (argc - optind); k++) {
+		int i = optind + k / 2;
+		bool nostat = k % 2;
 		struct list by_fts = { 0 }, by_tree = { 0 };
 		walk_fts(&by_fts, argv[i], follow, xdev);
-		walk_tree(&by_tree, argv[i], follow, xdev);
+		walk_tree(&by_tree, argv[i], follow, xdev, nostat);
 		size_t n = by_fts.count > by_tree.count ? by_fts.count : by_tree.count;
 		bool same = true;
 		for (size_t j = 0; j < n && same; j++) {
 			const char *a = j < by_fts.count ? by_fts.entries[j].text : "(end)";
 			const char *b = j < by_tree.count ? by_tree.entries[j].text : "(end)";
 			if (strcmp(a, b) != 0) {
-				printf("differ at entry %zu of %s:\n  fts:  %s\n  tree: %s\n", j,
-				       argv[i], a, b);
+				printf("differ at entry %zu of %s%s:\n  fts:  %s\n  tree: %s\n", j,
+				       argv[i], nostat ? " (TREE_NOSTAT)" : "", a, b);
 				status = 1;
 				same = false;
 			}
 		}
 		if (same)
-			printf("ok %zu entries in %s\n", by_fts.count, argv[i]);
+			printf("ok %zu entries in %s%s\n", by_fts.count, argv[i],
+			       nostat ? " (TREE_NOSTAT)" : "");
 		for (size_t j = 0; j < by_fts.count; j++)
 			free(by_fts.entries[j].text);
 		for (size_t j = 0; j < by_tree.count; j++)
