@@ -97,6 +97,14 @@ void caps_user_end(void)
 		(void)set_sets(own_sets);
 }
 
+bool caps_thread_own(void)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct sets[_LINUX_CAPABILITY_U32S_3];
+
+	return syscall(SYS_capget, &header, sets) == 0 && set_sets(sets);
+}
+
 bool caps_borrowed(void)
 {
 	return borrowed;

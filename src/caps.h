@@ -21,6 +21,13 @@ int caps_drop(const char **what, bool processes);
 bool caps_user_begin(void);
 void caps_user_end(void);
 
+/* Gives the calling thread credentials of its own, the same as it has:
+ * capset(2) of its own sets makes the kernel copy them for this thread
+ * alone.  Each file opened takes a reference on its opener's credentials;
+ * threads sharing them bounce that count between processors (src/jobs.c's
+ * workers call it).  Changes no right; false when capset failed. */
+bool caps_thread_own(void);
+
 /* The capabilities came with the program file (setcap): then what the
  * user names is done without them (caps_user_begin clears them). */
 bool caps_borrowed(void);

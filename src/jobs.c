@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -28,6 +30,17 @@
  * A file is opened relative to a descriptor of its directory taken when
  * the walk met it (the walk's own is closed when it leaves the
  * directory), held until its slot is applied.
+ *
+ * Threads that share a descriptor table make every open and close take
+ * its lock, and every call on a descriptor count a reference on the
+ * file: cache lines passed between processors, for each file.  So a
+ * worker has a table of its own (unshare(CLONE_FILES)) and takes the
+ * directory's descriptor from the walk's table with pidfd_getfd(2), which
+ * reaches the table of the process's first thread: the walk's, when it
+ * is that thread.  Where it is not, or pidfd_getfd cannot be had, the
+ * workers share the walk's table and open by its descriptors.  For the
+ * same reason each worker has credentials of its own (caps_thread_own):
+ * every open file holds a reference on its opener's.
  */
 
 /* Slots in the ring, and at most this many bytes of -S segments in it. */
@@ -49,11 +62,11 @@ struct jobs_dir {
 struct worker_dir {
 	unsigned long serial; /* of the jobs_dir it opens, or 0 */
 	int fd;
+	bool own_table; /* the worker's descriptors are not the walk's */
 };
 
 struct slot {
 	struct walk_event ev;
-	struct stat seen;
 	char *text; /* path, then accpath; kept from use to use */
 	size_t text_cap;
 	char *backing; /* a copy of ev.stat.backing, kept from use to use */
@@ -98,6 +111,10 @@ struct jobs {
 	pthread_cond_t work; /* slots published, or finish */
 	pthread_cond_t done; /* a slot is done */
 
+	/* the walk's process, for pidfd_getfd; -1: the workers share its
+	 * descriptor table */
+	int pidfd;
+
 	pthread_t *threads;
 	unsigned nthreads;
 };
@@ -126,18 +143,35 @@ static bool claim(struct jobs *jobs, size_t *first, size_t *count)
 	}
 }
 
-/* The descriptor a worker (own not NULL) or the walk opens s's file by. */
-static int dir_fd(const struct slot *s, struct worker_dir *own)
+static int get_walk_fd(int pidfd, int fd)
+{
+#ifdef SYS_pidfd_getfd
+	return (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+#else
+	(void)pidfd;
+	(void)fd;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* The descriptor a worker (own not NULL) or the walk opens s's file by;
+ * -1 when a worker with a table of its own could not have it. */
+static int dir_fd(const struct jobs *jobs, const struct slot *s, struct worker_dir *own)
 {
 	if (!own)
 		return s->dir->fd;
 	if (own->serial != s->dir->serial) {
 		if (own->serial)
 			close(own->fd);
-		own->fd = openat(s->dir->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		own->fd = own->own_table
+				  ? get_walk_fd(jobs->pidfd, s->dir->fd)
+				  : openat(s->dir->fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		own->serial = own->fd < 0 ? 0 : s->dir->serial;
 	}
-	return own->serial ? own->fd : s->dir->fd;
+	if (own->serial)
+		return own->fd;
+	return own->own_table ? -1 : s->dir->fd;
 }
 
 /* The overlay backing path the probe gives lives in the probing
@@ -157,12 +191,18 @@ static void keep_backing(struct slot *s)
 	s->ev.stat.backing = s->backing;
 }
 
-static void probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own)
+/* False when the worker could not reach the file's directory: the walk's
+ * thread then probes it. */
+static bool probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own)
 {
 	struct walk_event *ev = &s->ev;
-	ev->err = probe_path_at(dir_fd(s, own), ev->accpath, &s->seen, ev->follow,
-				jobs->cfg.probe, ev->details, &ev->stat);
+	int dirfd = dir_fd(jobs, s, own);
+	if (dirfd < 0)
+		return false;
+	ev->err = probe_path_at(dirfd, ev->accpath, &ev->id, ev->follow, jobs->cfg.probe,
+				ev->details, &ev->stat);
 	keep_backing(s);
+	return true;
 }
 
 /* Takes slot index to probe its file: false when it is done already or
@@ -179,6 +219,12 @@ static bool is_done(struct slot *s, size_t index)
 	       slot_state(index, SLOT_DONE);
 }
 
+static bool is_taken(struct slot *s, size_t index)
+{
+	return atomic_load_explicit(&s->state, memory_order_acquire) ==
+	       slot_state(index, SLOT_TAKEN);
+}
+
 /* Probes the files of a claimed batch that no other thread took. */
 static void run_batch(struct jobs *jobs, size_t first, size_t count, struct worker_dir *own)
 {
@@ -186,9 +232,10 @@ static void run_batch(struct jobs *jobs, size_t first, size_t count, struct work
 		struct slot *s = slot_at(jobs, i);
 		if (!take(s, i))
 			continue;
-		probe_slot(jobs, s, own);
-		/* the last touch of the slot: the walk may reuse it next */
-		atomic_store(&s->state, slot_state(i, SLOT_DONE));
+		/* the last touch of the slot: the walk may reuse it next (or,
+		 * given back, probe it itself) */
+		bool probed = probe_slot(jobs, s, own);
+		atomic_store(&s->state, slot_state(i, probed ? SLOT_DONE : SLOT_READY));
 		if (atomic_load(&jobs->walker_waiting)) {
 			pthread_mutex_lock(&jobs->lock);
 			pthread_cond_signal(&jobs->done);
@@ -213,11 +260,27 @@ static bool wait_for_work(struct jobs *jobs)
 	return !over;
 }
 
+/* A descriptor table of the worker's own, holding none of the walk's
+ * descriptors but the pidfd (what the walk closes is closed): false
+ * when the worker shares the walk's. */
+static bool own_table(const struct jobs *jobs)
+{
+	if (jobs->pidfd < 0 || unshare(CLONE_FILES) != 0)
+		return false;
+	/* the standard streams stay: a copy of them holds nothing open */
+	if (jobs->pidfd > 3)
+		(void)close_range(3, (unsigned)jobs->pidfd - 1, 0);
+	(void)close_range((unsigned)jobs->pidfd + 1, ~0U, 0);
+	return true;
+}
+
 static void *worker(void *arg)
 {
 	struct jobs *jobs = arg;
-	struct worker_dir own = { 0, -1 };
+	struct worker_dir own = { 0, -1, own_table(jobs) };
 	size_t first, count;
+
+	(void)caps_thread_own(); /* failed: shared, as before, slower */
 
 	do {
 		while (claim(jobs, &first, &count))
@@ -282,10 +345,10 @@ static void apply_head(struct jobs *jobs)
 			run_batch(jobs, first, count, NULL);
 			continue;
 		}
-		/* a worker is probing it */
+		/* a worker is probing it (or gives it back) */
 		pthread_mutex_lock(&jobs->lock);
 		atomic_store(&jobs->walker_waiting, 1);
-		while (!is_done(s, head))
+		while (is_taken(s, head))
 			pthread_cond_wait(&jobs->done, &jobs->lock);
 		atomic_store(&jobs->walker_waiting, 0);
 		pthread_mutex_unlock(&jobs->lock);
@@ -350,16 +413,12 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 	s->ev = *ev;
 	copy_text(s, ev);
 	if (ev->kind == EV_FILE) {
-		/* the probe compares these two only: less to pass between processors */
-		s->seen.st_dev = ev->seen->st_dev;
-		s->seen.st_ino = ev->seen->st_ino;
-		s->ev.seen = &s->seen;
 		s->ev.details = ev->details ? &s->detail : NULL;
 		if (dir) {
 			dir->refs++;
 		} else {
 			/* no descriptor of "." (out of them): probe it here, now */
-			s->ev.err = probe_path_at(ev->dirfd, s->ev.accpath, &s->seen, ev->follow,
+			s->ev.err = probe_path_at(ev->dirfd, s->ev.accpath, &s->ev.id, ev->follow,
 						  jobs->cfg.probe, s->ev.details, &s->ev.stat);
 			keep_backing(s);
 		}
@@ -400,6 +459,8 @@ static void jobs_free(struct jobs *jobs)
 	}
 	free(jobs->slots);
 	free(jobs->threads);
+	if (jobs->pidfd >= 0)
+		close(jobs->pidfd);
 	pthread_mutex_destroy(&jobs->lock);
 	pthread_cond_destroy(&jobs->work);
 	pthread_cond_destroy(&jobs->done);
@@ -417,6 +478,28 @@ static void join_all(struct jobs *jobs)
 		pthread_join(jobs->threads[i], NULL);
 }
 
+/* The walk's process as a pidfd from which a worker can take the walk's
+ * descriptors (tried once here), or -1. */
+static int walk_pidfd(void)
+{
+#if defined SYS_pidfd_open && defined SYS_pidfd_getfd
+	if (gettid() != getpid())
+		return -1; /* pidfd_getfd would reach another thread's table */
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		return -1;
+	int fd = get_walk_fd(pidfd, pidfd);
+	if (fd < 0) {
+		close(pidfd);
+		return -1;
+	}
+	close(fd);
+	return pidfd;
+#else
+	return -1;
+#endif
+}
+
 struct jobs *jobs_start(const struct jobs_config *cfg)
 {
 	struct jobs *jobs = xcalloc(1, sizeof *jobs);
@@ -431,6 +514,7 @@ struct jobs *jobs_start(const struct jobs_config *cfg)
 	pthread_cond_init(&jobs->done, NULL);
 	/* answered once here, not raced for by the workers */
 	(void)caps_have_fowner();
+	jobs->pidfd = walk_pidfd();
 
 	jobs->threads = xcalloc(cfg->workers, sizeof *jobs->threads);
 	for (unsigned i = 0; i < cfg->workers; i++) {

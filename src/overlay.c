@@ -502,12 +502,13 @@ static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t d
 static int find_backing(int fd, const struct stat *st, const char **path, struct stat *found,
 			const char **why)
 {
-	char link[32], where[PATH_MAX], rel[PATH_MAX];
+	/* the thread's own table: a worker's (src/jobs.c) is not the process's */
+	char link[40], where[PATH_MAX], rel[PATH_MAX];
 
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	snprintf(link, sizeof link, "/proc/thread-self/fd/%d", fd);
 	ssize_t n = readlink(link, where, sizeof where - 1);
 	if (n <= 0 || (size_t)n >= sizeof where - 1 || where[0] != '/') {
-		*why = "its path cannot be told (/proc/self/fd)";
+		*why = "its path cannot be told (/proc/thread-self/fd)";
 		return -1;
 	}
 	where[n] = '\0';

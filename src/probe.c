@@ -537,7 +537,20 @@ int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	return probe_measure(fd, st, req, detail, out);
 }
 
-int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
+/* The identity of a file the walk made no stat of, when it cannot be
+ * opened (with open_err): from its name; else none, and why the name
+ * cannot be stat()ed, which the walk's stat would have said. */
+static int ident_by_name(int dirfd, const char *path, bool follow, struct probe_ident *id,
+			 int open_err)
+{
+	struct stat st;
+	if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+		return errno;
+	*id = probe_ident_of(&st);
+	return open_err;
+}
+
+int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out)
 {
@@ -546,17 +559,27 @@ int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool fol
 		flags |= O_NOFOLLOW;
 
 	int fd = openat(dirfd, path, flags);
-	if (fd < 0)
-		return errno == ELOOP && !follow ? PROBE_ECHANGED : errno;
+	if (fd < 0) {
+		int err = errno == ELOOP && !follow ? PROBE_ECHANGED : errno;
+		if (!id->known)
+			return ident_by_name(dirfd, path, follow, id, err);
+		return err;
+	}
 
 	struct stat st;
 	int err = 0;
-	if (fstat(fd, &st) != 0)
+	if (fstat(fd, &st) != 0) {
 		err = errno;
-	else if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
+	} else if (!id->known) {
+		/* its directory entry said regular file: anything else came
+		 * since (a FIFO is opened, O_NONBLOCK, never measured) */
+		*id = probe_ident_of(&st);
+		err = S_ISREG(st.st_mode) ? probe_fd(fd, &st, req, detail, out) : PROBE_ECHANGED;
+	} else if (st.st_dev != id->dev || st.st_ino != id->ino) {
 		err = PROBE_ECHANGED;
-	else
+	} else {
 		err = probe_fd(fd, &st, req, detail, out);
+	}
 	close(fd);
 	return err;
 }

@@ -122,12 +122,32 @@ int probe_fallback_errno(void);
 unsigned probe_known(void);
 uint64_t probe_page_size(void);
 
+/* Which file a path names.  Given known, the walk's stat of it: the
+ * open must find that file.  Given not known (the walk made no stat: a
+ * regular file by its directory entry's type), probe_path_at fills it in
+ * from what it opened, or from a stat of the name when the open fails,
+ * so that the walk can tell a file it met before by another name; what
+ * it opened must then be a regular file (else PROBE_ECHANGED).  Still not
+ * known after a failure: the name could not be stat()ed, and the error
+ * is the stat's. */
+struct probe_ident {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	bool known;
+};
+
+static inline struct probe_ident probe_ident_of(const struct stat *st)
+{
+	return (struct probe_ident){ st->st_dev, st->st_ino, st->st_nlink, true };
+}
+
 /* Open path (relative to the directory dirfd, or AT_FDCWD), check that
- * it is still the file the walk saw (same device and inode) and measure
- * the request's range; with detail (else NULL), its segments and extents
+ * it is still the file the walk saw (*id, when known) and measure the
+ * request's range; with detail (else NULL), its segments and extents
  * too.  follow: the walk stat()ed through a symbolic link, so open
  * through it.  Returns 0, an errno value or a PROBE_E* code. */
-int probe_path_at(int dirfd, const char *path, const struct stat *seen, bool follow,
+int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out);
 

@@ -442,7 +442,8 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	req.nlisted = f->nextents;
 	struct pagecache_stat stat;
 	bool want = probe_wants_detail(&req);
-	int err = probe_path_at(AT_FDCWD, f->path, &st, true, &req, want ? detail : NULL, &stat);
+	struct probe_ident id = probe_ident_of(&st);
+	int err = probe_path_at(AT_FDCWD, f->path, &id, true, &req, want ? detail : NULL, &stat);
 	if (err) {
 		report_tell(out, probe_failure_what(&req), f->path, f->len, err);
 		report_error(out, f->path, f->len, ROW_FILE, err);

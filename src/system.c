@@ -321,7 +321,8 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 	struct probe_request req = *cfg->probe;
 	req.segments = 0;
 	req.extents = EXTENTS_NONE;
-	int err = probe_path_at(AT_FDCWD, path, &st, true, &req, NULL, &measured);
+	struct probe_ident id = probe_ident_of(&st);
+	int err = probe_path_at(AT_FDCWD, path, &id, true, &req, NULL, &measured);
 	if (err) {
 		/* not a failure of the run: a container's device cgroup forbids
 		 * it to root too; said, as what was not seen */

@@ -75,9 +75,28 @@ static bool seen_before(struct walk *w, const struct stat *st)
 	       !devino_add(&w->seen, st->st_dev, st->st_ino);
 }
 
+/* The same for a regular file the walk made no stat of, once probed:
+ * still in walk order, so the first name met is the one counted. */
+static bool probed_before(struct walk *w, const struct probe_ident *id)
+{
+	if (!id->known)
+		return false;
+	struct stat st = { .st_dev = id->dev, .st_ino = id->ino, .st_nlink = id->nlink,
+			   .st_mode = S_IFREG };
+	return seen_before(w, &st);
+}
+
 /* A file probed: counted, and a row when it gets one. */
 static void file_done(struct walk *w, const struct walk_event *ev)
 {
+	if (ev->unchecked && probed_before(w, &ev->id))
+		return; /* counted where it was met first */
+	if (ev->err && ev->unchecked && !ev->id.known) {
+		/* what the walk's stat would have said: the name cannot be
+		 * reached (a directory that can be read, not searched) */
+		fail(w, ev->level, ev->path, ev->path_len, ROW_UNKNOWN, "cannot access", ev->err);
+		return;
+	}
 	if (ev->err) {
 		fail(w, ev->level, ev->path, ev->path_len, ev->type,
 		     probe_failure_what(w->cfg->probe), ev->err);
@@ -133,6 +152,17 @@ static void apply(void *ctx, struct walk_event *ev)
 	}
 }
 
+static void start_workers(struct walk *w, unsigned workers)
+{
+	struct jobs_config jobs_cfg = {
+		.workers = workers,
+		.probe = w->cfg->probe,
+		.apply = apply,
+		.ctx = w,
+	};
+	w->jobs = jobs_start(&jobs_cfg); /* NULL: no thread, the walk probes */
+}
+
 /* To the workers with -j, else probed and applied at once. */
 static void deliver(struct walk *w, struct walk_event *ev)
 {
@@ -141,7 +171,7 @@ static void deliver(struct walk *w, struct walk_event *ev)
 		return;
 	}
 	if (ev->kind == EV_FILE)
-		ev->err = probe_path_at(ev->dirfd, ev->accpath, ev->seen, ev->follow,
+		ev->err = probe_path_at(ev->dirfd, ev->accpath, &ev->id, ev->follow,
 					w->cfg->probe, ev->details, &ev->stat);
 	apply(w, ev);
 }
@@ -149,7 +179,7 @@ static void deliver(struct walk *w, struct walk_event *ev)
 static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_event *ev,
 		       enum row_type type)
 {
-	if (seen_before(w, p->statp))
+	if (p->statp && seen_before(w, p->statp))
 		return; /* counted where it was met first */
 
 	/* segments and extents cost calls: only for a file that gets a row */
@@ -159,7 +189,9 @@ static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_eve
 	ev->details = ev->row && probe_wants_detail(w->cfg->probe) ? &w->detail : NULL;
 	ev->dirfd = p->dirfd;
 	ev->accpath = p->name;
-	ev->seen = p->statp;
+	/* a regular file by its directory entry: its open tells the rest */
+	ev->unchecked = !p->statp;
+	ev->id = p->statp ? probe_ident_of(p->statp) : (struct probe_ident){ 0 };
 	ev->follow = followed(w, p->level);
 	deliver(w, ev);
 }
@@ -291,7 +323,9 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 
 static int tree_flags(const struct walk_config *cfg)
 {
-	int flags = 0;
+	/* a regular file is not stat()ed by the walk: its probe opens it
+	 * and fstat()s that, one lookup of its name instead of two */
+	int flags = TREE_NOSTAT;
 	if (cfg->follow == FOLLOW_ALL)
 		flags |= TREE_LOGICAL;
 	if (cfg->follow == FOLLOW_ARGS)
@@ -338,15 +372,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	if (w.overlap)
 		note_operand_files(&w, operands);
 	agg_init(&w.agg, probe_known());
-	if (cfg->jobs > 1) {
-		struct jobs_config jobs_cfg = {
-			.workers = cfg->jobs,
-			.probe = cfg->probe,
-			.apply = apply,
-			.ctx = &w,
-		};
-		w.jobs = jobs_start(&jobs_cfg); /* NULL: no thread, the walk probes */
-	}
+	if (cfg->jobs > 1)
+		start_workers(&w, cfg->jobs);
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
 	if (w.jobs)

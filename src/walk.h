@@ -62,6 +62,7 @@ struct walk_event {
 	long level;
 	bool row;       /* EV_FILE, EV_LEAVE: it gets a row */
 	bool abandon;   /* EV_FAIL: close the directory's subtotal first */
+	bool unchecked; /* EV_FILE: not yet told from a file met before */
 	const char *path;
 	size_t path_len;
 	const char *what; /* EV_FAIL: "cannot access", ... */
@@ -69,7 +70,9 @@ struct walk_event {
 	/* EV_FILE: what to open and check, and what was measured */
 	int dirfd;              /* accpath is relative to it (the walk's: only while submitted) */
 	const char *accpath;
-	const struct stat *seen;
+	/* the file the walk stat()ed, or (not known) filled in by the probe:
+	 * the walk then tells a file met before when the event is applied */
+	struct probe_ident id;
 	bool follow;
 	struct probe_detail *details; /* segments and extents too, or NULL */
 	struct pagecache_stat stat;

@@ -67,7 +67,21 @@ static int probe(const char *what, const char *path, const struct stat *seen, bo
 {
 	probing = what;
 	alarm(5);
-	int err = probe_path_at(AT_FDCWD, path, seen, follow, &whole_file, NULL, out);
+	struct probe_ident id = probe_ident_of(seen);
+	int err = probe_path_at(AT_FDCWD, path, &id, follow, &whole_file, NULL, out);
+	alarm(0);
+	return err;
+}
+
+/* The same for a file the walk made no stat of (its entry's type said
+ * regular file): *id comes back filled in where the file could be found. */
+static int probe_unstated(const char *what, const char *path, bool follow,
+			  struct probe_ident *id, struct pagecache_stat *out)
+{
+	probing = what;
+	*id = (struct probe_ident){ 0 };
+	alarm(5);
+	int err = probe_path_at(AT_FDCWD, path, id, follow, &whole_file, NULL, out);
 	alarm(0);
 	return err;
 }
@@ -373,6 +387,29 @@ int main(void)
 
 	fifo_case(false);
 	fifo_case(true);
+
+	/* no stat by the walk: the open tells which file it is */
+	struct probe_ident id;
+	seen = victim();
+	check(probe_unstated("no stat: a regular file", "victim", false, &id, &out) == 0 &&
+	      id.known && id.dev == seen.st_dev && id.ino == seen.st_ino &&
+	      id.nlink == seen.st_nlink && out.pages == 2,
+	      "no stat: a regular file measured, its device, inode and links filled in");
+	if (symlink("kept", "link") != 0)
+		die("link");
+	replace_victim("link");
+	check(probe_unstated("no stat: a link in its place", "victim", false, &id, &out) ==
+		      PROBE_ECHANGED && id.known && id.ino != seen.st_ino,
+	      "no stat: a link in its place, not followed: changed, the link's inode filled in");
+	unlink("victim");
+	if (mkfifo("victim", 0600) != 0)
+		die("victim");
+	int err = probe_unstated("no stat: a FIFO in its place", "victim", false, &id, &out);
+	check(err == PROBE_ECHANGED && id.known,
+	      "no stat: a FIFO in its place: changed, no block, its inode filled in");
+	unlink("victim");
+	check(probe_unstated("no stat: gone", "victim", false, &id, &out) == ENOENT && !id.known,
+	      "no stat: a file gone: ENOENT, no identity");
 
 	resized("truncated from 8 pages to 2.5: the new size, its cached pages", 8 * page,
 		2 * page + page / 2, false);
