@@ -79,7 +79,9 @@ complete -c pagestat -s l -l count-links -d 'Count a hard-linked file each time 
 complete -c pagestat -l exclude -x -d 'Skip files and directories whose name or path matches GLOB'
 complete -c pagestat -l exclude-from -r -F -d 'Skip what matches any glob in FILE, one a line'
 complete -c pagestat -l files0-from -r -F -d 'Inspect the NUL-separated names in FILE (- for stdin)'
-complete -c pagestat -s j -l jobs -x -d 'Threads that open and measure files while one walks (1 to 256)'
+complete -c pagestat -s j -l jobs -x -d 'Threads that open and measure files while one walks (auto, 1 to 256)' -a '
+    auto\t"the processors, once a walk passes 2048 files (default)"
+    1\t"the walking thread alone"'
 complete -c pagestat -l pid -x -a '(__fish_complete_pids)' -d 'Inspect the files process PID maps or holds open'
 complete -c pagestat -l method -x -d 'How to ask the kernel' -a '
     auto\t"cachestat, else mincore (default)"

@@ -478,6 +478,18 @@ static void join_all(struct jobs *jobs)
 		pthread_join(jobs->threads[i], NULL);
 }
 
+unsigned jobs_auto_workers(const struct probe_request *probe)
+{
+	cpu_set_t cpus;
+
+	if (probe->action == ACTION_WARM || sched_getaffinity(0, sizeof cpus, &cpus) != 0)
+		return 0;
+	int workers = CPU_COUNT(&cpus) - 1;
+	if (workers < 1)
+		return 0;
+	return workers < JOBS_AUTO_MAX ? (unsigned)workers : JOBS_AUTO_MAX;
+}
+
 /* The walk's process as a pidfd from which a worker can take the walk's
  * descriptors (tried once here), or -1. */
 static int walk_pidfd(void)

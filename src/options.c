@@ -137,7 +137,8 @@ static void usage(FILE *out)
 	      "                          Buffers found\n"
 	      "      --method=METHOD     auto (default), cachestat or mincore\n"
 	      "  -j, --jobs=N            N threads open and measure files while one walks\n"
-	      "                          (1 to 256; default 1); output as with 1\n"
+	      "                          (auto, the default: the processors, once a walk\n"
+	      "                          passes 2048 files; or 1 to 256); output as with 1\n"
 	      "\n"
 	      "Range:\n"
 	      "      --offset=SIZE       inspect each file from byte SIZE on\n"
@@ -460,9 +461,12 @@ static bool walk_option(int key, const char *arg, struct options *opts, struct o
 		opts->method = (enum probe_method)value;
 		break;
 	case 'j':
-		if (!parse_count_in(arg, 1, JOBS_MAX, &count))
-			bad_value(st, "--jobs", arg, "a whole number from 1 to 256");
-		opts->jobs = (unsigned)count;
+		if (strcasecmp(arg, "auto") == 0)
+			opts->jobs = 0;
+		else if (parse_count_in(arg, 1, JOBS_MAX, &count))
+			opts->jobs = (unsigned)count;
+		else
+			bad_value(st, "--jobs", arg, "auto, or a whole number from 1 to 256");
 		break;
 	default:
 		return false;
@@ -670,7 +674,7 @@ void options_parse(int argc, char **argv, struct options *opts)
 		.format = FORMAT_TABLE,
 		.unit = UNIT_HUMAN,
 		.sort_key = -1,
-		.jobs = 1,
+		.jobs = 0, /* auto */
 		.expect_cached = -1,
 		.state = st,
 	};

@@ -36,7 +36,7 @@ struct options {
 	uint64_t top;               /* --top N, or 0 */
 	const char **excludes;      /* --exclude, --exclude-from */
 	size_t nexcludes;
-	unsigned jobs;              /* -j N */
+	unsigned jobs;              /* -j N; 0: auto */
 	double expect_cached;       /* --expect-cached PERCENT, or -1 */
 	const char *expect_cached_arg; /* PERCENT as given, for messages */
 	double interval;            /* -i SECONDS, or 0: one sample */

@@ -27,6 +27,8 @@ struct walk {
 	struct devino_map operand_files;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
 	struct jobs *jobs;          /* -j N, N > 1: the workers */
+	bool auto_jobs;             /* -j auto, no worker started yet */
+	unsigned long files_met;    /* -j auto: files delivered so far */
 };
 
 /* A failure: told on stderr as du does, counted, and a row for JSON. */
@@ -166,6 +168,14 @@ static void start_workers(struct walk *w, unsigned workers)
 /* To the workers with -j, else probed and applied at once. */
 static void deliver(struct walk *w, struct walk_event *ev)
 {
+	if (w->auto_jobs && ev->kind == EV_FILE && ++w->files_met >= JOBS_AUTO_AFTER) {
+		/* -j auto: a walk this big is worth the threads (all met so
+		 * far is applied: the order holds) */
+		w->auto_jobs = false;
+		unsigned workers = jobs_auto_workers(w->cfg->probe);
+		if (workers)
+			start_workers(w, workers);
+	}
 	if (w->jobs) {
 		jobs_submit(w->jobs, ev);
 		return;
@@ -374,6 +384,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_init(&w.agg, probe_known());
 	if (cfg->jobs > 1)
 		start_workers(&w, cfg->jobs);
+	else
+		w.auto_jobs = cfg->jobs == 0;
 	for (size_t i = 0; operands[i] && walk_operand(&w, operands[i]); i++)
 		;
 	if (w.jobs)

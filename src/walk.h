@@ -28,7 +28,7 @@ struct walk_config {
 	const struct probe_request *probe; /* what is measured in each file */
 	const char *const *excludes; /* --exclude globs */
 	size_t nexcludes;
-	unsigned jobs;             /* -j: threads that probe; 1: none */
+	unsigned jobs;             /* -j: threads that probe; 1: none; 0: auto */
 	/* --system: directories not entered (the mount points of other
 	 * walks), sorted by strcmp */
 	const char *const *prune;

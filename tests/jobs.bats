@@ -223,11 +223,55 @@ RUNNER=()
 	assert_row tree/d01/s1/f005 files=1 pages=2 cached=2
 }
 
-@test "-j 256 (the most) works; -j 1 is the default" {
+@test "-j 256 (the most) works; -j auto is the default and writes what -j 1 writes" {
 	same_as_one_job 256 -a --csv tree/d10
-	run -0 "$PAGESTAT" -a --csv tree/d10
+	same_as_one_job auto -a -J tree
+	run -0 "$PAGESTAT" -a -J tree
 	printf '%s\n' "$output" >out0
 	cmp -s out0 out1 || cmp -s out0 out2 || cmp -s out0 outN || fail "the default differs from -j 1"
+	same_as_one_job AUTO -d 2 tree
+	same_as_one_job auto --top 5 -s cached tree
+	same_as_one_job auto -a -S 3 -e --format=ndjson tree/d02 tree/d13 tree/d02
+}
+
+# threads WHAT ARG...: how many threads pagestat ARG... started (strace
+# sees each clone).
+threads() {
+	local what=$1
+	shift
+	strace -f -qq -o trace -e trace=clone,clone3 "$@" >/dev/null ||
+		fail "pagestat failed under strace ($what)"
+	grep -c -E '^[0-9]+ +clone3?\(' trace || true
+}
+
+@test "-j auto: no thread for a walk of up to 2048 files, one per processor but the walk's past it, none on one processor or for --warm" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	local cpus
+	cpus=$(nproc)
+	((cpus >= 2)) || skip "one processor here: -j auto starts no worker"
+	local asan=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	local -a ps=(env ASAN_OPTIONS="$asan" "$PAGESTAT")
+	# 1,000 files, and 2,000 in two operands: no thread
+	assert_equal "$(threads "1000 files" "${ps[@]}" tree/d10)" 0
+	assert_equal "$(threads "2000 files" "${ps[@]}" tree/d10 tree/d11)" 0
+	# 20,000: the processors less the walk's, at most 4
+	local want=$((cpus - 1 < 4 ? cpus - 1 : 4))
+	assert_equal "$(threads "20,000 files" "${ps[@]}" tree)" "$want"
+	assert_equal "$(threads "3000 files" "${ps[@]}" tree/d10 tree/d11 tree/d12)" "$want"
+	# -j 1 starts none, -j 3 three at once
+	assert_equal "$(threads "-j 1" "${ps[@]}" -j 1 tree)" 0
+	assert_equal "$(threads "-j 3" "${ps[@]}" -j 3 tree/d10)" 3
+	# allowed one processor only (taskset): none
+	if command -v taskset >/dev/null; then
+		assert_equal "$(threads "one processor" taskset -c 0 "${ps[@]}" tree)" 0
+	fi
+	# --warm first counts what is missing (an inspection: workers), then
+	# reads with as many readers as -j says, the walk alone by default
+	assert_equal "$(threads "--warm" "${ps[@]}" --warm tree)" "$want"
+	assert_equal "$(threads "--warm -j 2" "${ps[@]}" --warm -j 2 tree)" 4
+	assert_equal "$(threads "--evict" "${ps[@]}" --evict tree)" "$want"
+	tree_script arrange tree >/dev/null
 }
 
 @test "-j output that cannot be written: exit 3, said once" {
@@ -238,7 +282,8 @@ RUNNER=()
 }
 
 @test "bad values for --jobs: exit 2, the option and the value named, nothing done" {
-	refused "invalid value for --jobs: '0' (expected a whole number from 1 to 256)" -- -j 0 tree
+	refused "invalid value for --jobs: '0' (expected auto, or a whole number from 1 to 256)" -- -j 0 tree
+	refused "invalid value for --jobs: 'automatic'" -- --jobs=automatic tree
 	refused "invalid value for --jobs: '-1'" -- -j -1 tree
 	refused "invalid value for --jobs: 'abc'" -- --jobs=abc tree
 	refused "invalid value for --jobs: ''" -- --jobs= tree
