@@ -79,6 +79,21 @@ static int keep_sets(void)
 	return 0;
 }
 
+/* No capability in any set of this thread: an unprivileged user's, with
+ * nothing to drop (an ambient capability must be permitted too). */
+static bool holds_none(void)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct sets[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &header, sets) != 0)
+		return false;
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		if (sets[i].effective || sets[i].permitted || sets[i].inheritable)
+			return false;
+	return true;
+}
+
 static bool set_sets(struct __user_cap_data_struct *sets)
 {
 	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -131,6 +146,14 @@ int caps_drop(const char **what, bool processes)
 		return EPERM;
 	}
 	nneeded = processes ? NNEEDED_MAX : NNEEDED_FILES;
+	if (holds_none()) {
+		/* own_sets and user_sets stay empty, borrowed false */
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+			*what = "cannot set no_new_privs";
+			return errno;
+		}
+		return 0;
+	}
 	cap_t caps = cap_get_proc();
 	if (!caps) {
 		*what = "cannot read the process's capabilities";

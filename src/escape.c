@@ -269,13 +269,21 @@ void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8)
 		free(text);
 }
 
+bool esc_locale_utf8_for(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			return esc_locale_is_utf8();
+	return false;
+}
+
 bool esc_locale_is_utf8(void)
 {
-	/* The locale is read the first time a name is shown to a person (the
-	 * table, a message on stderr), not at start-up: the machine formats
-	 * need none, and a run that prints JSON saves its files (a fifth of
-	 * the start-up of one file).  After the capabilities are dropped, as
-	 * every file is. */
+	/* The locale is read the first time a name that is not ASCII is shown
+	 * to a person (the table, a message on stderr) or the table draws a
+	 * bar, not at start-up: the machine formats need none, and a run
+	 * that shows ASCII names saves its files (a tenth of the start-up of
+	 * one file).  After the capabilities are dropped, as every file is. */
 	static int utf8 = -1;
 
 	if (utf8 < 0) {

@@ -46,4 +46,9 @@ void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8);
 /* Whether the locale's character set (LC_CTYPE) is UTF-8. */
 bool esc_locale_is_utf8(void);
 
+/* What esc_terminal needs of the locale for s: only a name with a byte
+ * that is not ASCII asks it (an ASCII name is escaped alike in every
+ * locale), so a run that shows only such names reads no locale file. */
+bool esc_locale_utf8_for(const char *s, size_t n);
+
 #endif

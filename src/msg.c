@@ -37,12 +37,8 @@ void msg_more(const char *fmt, ...)
 
 void msg_name(const char *name, size_t len)
 {
-	static int utf8 = -1;
-
-	if (utf8 < 0)
-		utf8 = esc_locale_is_utf8();
 	putc('\'', stderr);
-	esc_put_terminal(stderr, name, len, utf8);
+	esc_put_terminal(stderr, name, len, esc_locale_utf8_for(name, len));
 	putc('\'', stderr);
 }
 

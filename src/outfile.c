@@ -211,7 +211,8 @@ int outfile_close(FILE *out, int status)
 		msg_name_str(target);
 	} else {
 		msg("write error: ");
-		esc_put_terminal(stderr, target, strlen(target), esc_locale_is_utf8());
+		esc_put_terminal(stderr, target, strlen(target),
+				 esc_locale_utf8_for(target, strlen(target)));
 	}
 	if (err == ELOOP)
 		msg_more(": it is now a symbolic link, which is never replaced\n");

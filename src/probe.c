@@ -68,11 +68,17 @@ static int scratch_file(void)
 	return fd;
 }
 
-static int try_cachestat(int fd)
+/* Is cachestat there, and let through?  Asked of no descriptor (-1):
+ * the kernel's cachestat answers EBADF before anything else, while a
+ * kernel without it (ENOSYS) or a seccomp filter (ENOSYS, EPERM) answers
+ * before it; no file is made to ask. */
+static int try_cachestat(void)
 {
 	struct cachestat cs;
 
-	return sys_cachestat(fd, 0, 0, &cs) == 0 ? 0 : errno;
+	if (sys_cachestat(-1, 0, 0, &cs) == 0)
+		return 0; /* no kernel does, but then it is there */
+	return errno == EBADF ? 0 : errno;
 }
 
 static int try_mincore(int fd)
@@ -91,33 +97,30 @@ int probe_init(enum probe_method want, const char **why)
 	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
 	*why = NULL;
 
+	if (want != PROBE_MINCORE) {
+		int err = try_cachestat();
+		if (err == 0) {
+			chosen = PROBE_CACHESTAT;
+			return 0;
+		}
+		if (want == PROBE_CACHESTAT) {
+			*why = "cachestat(2) is not usable here (it needs Linux 6.5 or later)";
+			return err;
+		}
+		fallback_errno = err;
+	}
+	/* mincore is tried on a file of its own */
 	int fd = scratch_file();
 	if (fd < 0) {
 		*why = "cannot create a scratch file to test the kernel";
 		return errno;
 	}
-
-	int err = 0;
-	if (want != PROBE_MINCORE) {
-		err = try_cachestat(fd);
-		if (err == 0) {
-			chosen = PROBE_CACHESTAT;
-		} else if (want == PROBE_CACHESTAT) {
-			*why = "cachestat(2) is not usable here (it needs Linux 6.5 or later)";
-		} else {
-			fallback_errno = err;
-			want = PROBE_MINCORE;
-		}
-	}
-	if (want == PROBE_MINCORE) {
-		err = try_mincore(fd);
-		if (err == 0) {
-			chosen = PROBE_MINCORE;
-		}
-		if (err)
-			*why = fallback_errno ? "neither cachestat(2) nor mincore(2) is usable here"
-					      : "mincore(2) is not usable here";
-	}
+	int err = try_mincore(fd);
+	if (err == 0)
+		chosen = PROBE_MINCORE;
+	else
+		*why = fallback_errno ? "neither cachestat(2) nor mincore(2) is usable here"
+				      : "mincore(2) is not usable here";
 	close(fd);
 	return err;
 }

@@ -32,7 +32,6 @@ struct sink_config {
 	bool counters_in_pages; /* table: page counters as page counts */
 	bool headings;          /* table, CSV: a header line */
 	bool total_row;         /* table, CSV: a grand-total row (-c) */
-	bool utf8;              /* the terminal takes UTF-8 */
 	uint64_t page_size;
 	const char *method;
 	struct probe_range range;

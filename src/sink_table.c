@@ -76,7 +76,7 @@ static void add_bar(struct sink *sink, const struct row *row)
 		uint64_t cached = row->segments[i].cached, pages = row->segments[i].pages;
 		if (pages == 0) {
 			cells->data[cells->len++] = ' ';
-		} else if (sink->cfg.utf8) {
+		} else if (esc_locale_is_utf8()) {
 			/* any cached page shows: 1..7 eighths, 8 when all are */
 			unsigned level = cached == 0 ? 0 : cached >= pages ? 8
 					 : 1 + (unsigned)(cached * 7 / pages);
@@ -126,9 +126,10 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 	switch (columns[id].kind) {
 	case KIND_TEXT: {
 		const char *text = column_text(id, row, &len);
-		size_t need = esc_terminal(NULL, 0, text, len, sink->cfg.utf8);
+		bool utf8 = esc_locale_utf8_for(text, len);
+		size_t need = esc_terminal(NULL, 0, text, len, utf8);
 		sb_reserve(&st->cells, need + 1);
-		esc_terminal(st->cells.data + st->cells.len, need + 1, text, len, sink->cfg.utf8);
+		esc_terminal(st->cells.data + st->cells.len, need + 1, text, len, utf8);
 		st->cells.len += need + 1;
 		return;
 	}
