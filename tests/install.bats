@@ -101,3 +101,25 @@ files_below() {
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/system"
 	assert_file_exists "$BATS_TEST_TMPDIR/system/usr/share/bash-completion/elsewhere/pagestat"
 }
+
+@test "configure: libcap and jansson from static archives by default, --disable-static-deps links them shared, --enable-static-deps in" {
+	command -v readelf >/dev/null || skip "readelf (binutils) is not installed"
+	local src=$BATS_TEST_TMPDIR/src
+	run -0 make -s -C "$BUILDDIR" distdir distdir="$src" top_distdir="$src"
+	cd "$src"
+	run -0 --separate-stderr ./configure -q --disable-static-deps
+	run -0 make -s -j2 src/pagestat
+	run -0 readelf -d src/pagestat
+	assert_output --partial "libcap.so"
+	assert_output --partial "libjansson.so"
+	run -0 src/pagestat -J /etc/hostname
+	run -0 make -s clean
+
+	run -0 --separate-stderr ./configure --enable-static-deps
+	assert_output --partial "whether libcap and jansson link from static archives... yes"
+	run -0 make -s -j2 src/pagestat
+	run -0 readelf -d src/pagestat
+	refute_output --partial "libcap.so"
+	refute_output --partial "libjansson.so"
+	run -0 src/pagestat -J /etc/hostname
+}
