@@ -351,9 +351,16 @@ mount_overlay() {
 
 @test "dirty pages synced: dirty 0, writeback 0, every page still cached" {
 	# fsync (sync FILE) writes the dirty pages back and waits: they stay
-	# in the cache, clean
-	make_dirty f 8
-	agreed_reading f
+	# in the cache, clean.  Another writer on the machine (a parallel
+	# make check) can push the kernel into writing every dirty page back
+	# before the first reading: then the pages are made dirty again
+	local try
+	for try in 1 2 3; do
+		make_dirty f 8
+		agreed_reading f
+		[[ ${KERNEL[1]} != 8 ]] || break
+		echo "# the kernel wrote f back before it was read (dirty ${KERNEL[1]}): again" >&3
+	done
 	assert_row f cached=8 dirty=8 dirty_bytes=$((8 * PAGE))
 	sync f
 	# from here on the pages are clean and can be evicted like any others
