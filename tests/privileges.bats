@@ -301,6 +301,28 @@ assert_refused_row() {
 	assert_cache private/sub/open dropped
 }
 
+@test "-j: a setcap copy's workers (own descriptor tables) as nobody inspect what -j 1 does and act on nothing more" {
+	# 3,000 files (past -j auto's 2,048) in a directory nobody cannot
+	# enter: inspected through the copy's capabilities, by every thread
+	mkdir -m 700 private/many
+	local i
+	for ((i = 0; i < 3000; i++)); do : >"private/many/f$i"; done
+	CACHED=all make_root_file private/many/theirs 600
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -j 1 private
+	local one=$output
+	assert_equal "$(jq .total.files <<<"$one")" 3002 # and private/list
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -j 2 private
+	assert_equal "$output" "$one"
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a private
+	assert_equal "$output" "$one"
+	refute_secret
+	# acting with workers: nothing nobody may not reach (the directory)
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J -a -j 2 --evict private
+	assert_refused_row private/many/theirs
+	assert_cache private/many/theirs 4
+	refute_secret
+}
+
 @test "--warm-from a snapshot nobody cannot read: exit 2, nothing of it shown, nothing warmed; root warms from it" {
 	# a snapshot that names a file by the secret's text
 	make_root_file "$SECRET_TEXT" 644
