@@ -61,37 +61,28 @@ static bool followed(const struct walk *w, long level)
 
 /* Can another path lead to this file or directory?  Only those are
  * remembered, so that memory grows with them, not with every file. */
-static bool may_meet_again(const struct walk *w, const struct stat *st)
+static bool may_meet_again(const struct walk *w, const struct probe_ident *id, bool dir)
 {
-	if (S_ISDIR(st->st_mode))
+	if (dir)
 		return w->overlap;
-	if (st->st_nlink > 1 || w->cfg->follow == FOLLOW_ALL)
+	if (id->nlink > 1 || w->cfg->follow == FOLLOW_ALL)
 		return true;
-	return w->overlap && devino_has(&w->operand_files, st->st_dev, st->st_ino);
+	return w->overlap && devino_has(&w->operand_files, id->dev, id->ino);
 }
 
-/* True when this file or directory was counted before in this run. */
-static bool seen_before(struct walk *w, const struct stat *st)
+/* True when this file or directory was counted before in this run.  A
+ * regular file the walk made no stat of is asked once probed, still in
+ * walk order, so the first name met is the one counted. */
+static bool seen_before(struct walk *w, const struct probe_ident *id, bool dir)
 {
-	return !w->cfg->count_links && may_meet_again(w, st) &&
-	       !devino_add(&w->seen, st->st_dev, st->st_ino);
-}
-
-/* The same for a regular file the walk made no stat of, once probed:
- * still in walk order, so the first name met is the one counted. */
-static bool probed_before(struct walk *w, const struct probe_ident *id)
-{
-	if (!id->known)
-		return false;
-	struct stat st = { .st_dev = id->dev, .st_ino = id->ino, .st_nlink = id->nlink,
-			   .st_mode = S_IFREG };
-	return seen_before(w, &st);
+	return !w->cfg->count_links && id->known && may_meet_again(w, id, dir) &&
+	       !devino_add(&w->seen, id->dev, id->ino);
 }
 
 /* A file probed: counted, and a row when it gets one. */
 static void file_done(struct walk *w, const struct walk_event *ev)
 {
-	if (ev->unchecked && probed_before(w, &ev->id))
+	if (ev->unchecked && seen_before(w, &ev->id, false))
 		return; /* counted where it was met first */
 	if (ev->err && ev->unchecked && !ev->id.known) {
 		/* what the walk's stat would have said: the name cannot be
@@ -189,7 +180,10 @@ static void deliver(struct walk *w, struct walk_event *ev)
 static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_event *ev,
 		       enum row_type type)
 {
-	if (p->statp && seen_before(w, p->statp))
+	/* a regular file by its directory entry: its open tells the rest */
+	ev->unchecked = !p->statp;
+	ev->id = p->statp ? probe_ident_of(p->statp) : (struct probe_ident){ 0 };
+	if (seen_before(w, &ev->id, false))
 		return; /* counted where it was met first */
 
 	/* segments and extents cost calls: only for a file that gets a row */
@@ -199,9 +193,6 @@ static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_eve
 	ev->details = ev->row && probe_wants_detail(w->cfg->probe) ? &w->detail : NULL;
 	ev->dirfd = p->dirfd;
 	ev->accpath = p->name;
-	/* a regular file by its directory entry: its open tells the rest */
-	ev->unchecked = !p->statp;
-	ev->id = p->statp ? probe_ident_of(p->statp) : (struct probe_ident){ 0 };
 	ev->follow = followed(w, p->level);
 	deliver(w, ev);
 }
@@ -279,12 +270,14 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 	}
 
 	switch (p->info) {
-	case TREE_D:
-		if (seen_before(w, p->statp))
+	case TREE_D: {
+		struct probe_ident dir = probe_ident_of(p->statp);
+		if (seen_before(w, &dir, true))
 			tree_skip(tree);
 		ev.kind = EV_ENTER;
 		deliver(w, &ev);
 		break;
+	}
 	case TREE_DP:
 		/* a directory met before (or excluded) gives no row */
 		ev.kind = EV_LEAVE;
