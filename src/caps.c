@@ -61,13 +61,18 @@ static int drop_bounding(cap_t caps, const bool *held, const char **what)
 	return 0;
 }
 
+/* This thread's sets, as capget(2) gives them. */
+static bool get_sets(struct __user_cap_data_struct *sets)
+{
+	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	return syscall(SYS_capget, &header, sets) == 0;
+}
+
 /* The sets of this thread as they are now, and the same with no effective
  * capability: what is done with the user's rights. */
 static int keep_sets(void)
 {
-	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
-
-	if (syscall(SYS_capget, &header, own_sets) != 0)
+	if (!get_sets(own_sets))
 		return errno;
 	bool any = false;
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
@@ -83,10 +88,9 @@ static int keep_sets(void)
  * nothing to drop (an ambient capability must be permitted too). */
 static bool holds_none(void)
 {
-	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct sets[_LINUX_CAPABILITY_U32S_3];
 
-	if (syscall(SYS_capget, &header, sets) != 0)
+	if (!get_sets(sets))
 		return false;
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
 		if (sets[i].effective || sets[i].permitted || sets[i].inheritable)
@@ -114,10 +118,9 @@ void caps_user_end(void)
 
 bool caps_thread_own(void)
 {
-	struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
 	struct __user_cap_data_struct sets[_LINUX_CAPABILITY_U32S_3];
 
-	return syscall(SYS_capget, &header, sets) == 0 && set_sets(sets);
+	return get_sets(sets) && set_sets(sets);
 }
 
 bool caps_borrowed(void)
