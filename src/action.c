@@ -15,6 +15,7 @@
 
 #include "caps.h"
 #include "progress.h"
+#include "safeopen.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -91,6 +92,9 @@ static int reopen_as_user(int fd, const struct stat *st, int *err)
 {
 	char path[64], name[PATH_MAX];
 	struct stat ust;
+	struct probe_ident id = probe_ident_of(st);
+	/* the /proc link leads to the open file itself */
+	struct safe_want want = { .follow = true, .id = &id };
 
 	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
 	const char *open_path = path;
@@ -100,7 +104,8 @@ static int reopen_as_user(int fd, const struct stat *st, int *err)
 		 * passed with the file's capabilities: a 0644 file in a 0700
 		 * directory of another user would be acted on.  The file is
 		 * opened by its name instead, every directory of it searched
-		 * with the user's rights (and the same file, checked below). */
+		 * with the user's rights (and the same file or nothing, as
+		 * safe_open checks). */
 		ssize_t n = readlink(path, name, sizeof name);
 		if (n < 0 || (size_t)n >= sizeof name || name[0] != '/') {
 			*err = n < 0 ? errno : (size_t)n >= sizeof name ? ENAMETOOLONG : PROBE_ECHANGED;
@@ -108,18 +113,9 @@ static int reopen_as_user(int fd, const struct stat *st, int *err)
 		}
 		name[n] = '\0';
 		open_path = name;
+		want.follow = false;
 	}
-	int ufd = user_openat(AT_FDCWD, open_path, O_RDONLY | O_NOCTTY, 0);
-	if (ufd < 0) {
-		*err = errno;
-		return -1;
-	}
-	if (fstat(ufd, &ust) != 0 || ust.st_dev != st->st_dev || ust.st_ino != st->st_ino) {
-		*err = PROBE_ECHANGED;
-		close(ufd);
-		return -1;
-	}
-	return ufd;
+	return user_safe_open(AT_FDCWD, open_path, &want, &ust, err);
 }
 
 /* Pages of the extent [offset, offset + length). */

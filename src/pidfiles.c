@@ -19,6 +19,7 @@
 #include "devino.h"
 #include "msg.h"
 #include "report.h"
+#include "safeopen.h"
 #include "xalloc.h"
 
 /* A file of one process, and how to open it. */
@@ -234,27 +235,25 @@ static int read_fds(struct pid_walk *w, pid_t pid)
 }
 
 /* Open f through /proc, the way that gives the very file the process
- * has, and check that it is the one /proc described. */
+ * has: nothing but the file /proc described is opened (safe_open), so
+ * that a descriptor dup2()ed over, or a directory of the path swapped for
+ * a link, leads nowhere else. */
 static int open_file(const struct pid_file *f, int *fd_out, struct stat *st)
 {
-	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	int fd = open(f->route, flags);
-	int err = errno;
+	struct probe_ident id = { .dev = f->dev, .ino = f->ino, .known = true };
+	/* the /proc links lead to the file itself: followed */
+	struct safe_want route = { .follow = true, .id = &id };
+	int err;
+	int fd = safe_open(AT_FDCWD, f->route, &route, st, &err);
 	/* map_files needs CAP_SYS_ADMIN: else the path, in the process's root */
-	if (fd < 0 && f->alt)
-		fd = open(f->alt, flags | O_NOFOLLOW), err = errno;
-	if (fd < 0)
-		return err == ELOOP ? PROBE_ECHANGED : err;
-	if (fstat(fd, st) != 0) {
-		err = errno;
-	} else if (!S_ISREG(st->st_mode) || st->st_dev != f->dev || st->st_ino != f->ino) {
-		err = PROBE_ECHANGED;
-	} else {
-		*fd_out = fd;
-		return 0;
+	if (fd < 0 && f->alt) {
+		struct safe_want alt = { .follow = false, .id = &id };
+		fd = safe_open(AT_FDCWD, f->alt, &alt, st, &err);
 	}
-	close(fd);
-	return err;
+	if (fd < 0)
+		return err;
+	*fd_out = fd;
+	return 0;
 }
 
 /* Is the process gone?  Then its files are left out, not failures. */

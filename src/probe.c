@@ -20,6 +20,7 @@
 #include "caps.h"
 #include "compat/cachestat.h"
 #include "overlay.h"
+#include "safeopen.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -457,23 +458,20 @@ static int probe_backing(int fd, const struct stat *st, const struct probe_reque
 	}
 	if (overlay_backing(fd, st, &path, &found, why) != 0)
 		return PROBE_ENOBACKING;
-	int bfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct probe_ident want_id = probe_ident_of(&found);
+	struct safe_want want = { .follow = false, .id = &want_id };
+	int err;
+	int bfd = safe_open(AT_FDCWD, path, &want, &bst, &err);
 	if (bfd < 0) {
-		*why = errno == EACCES ? "its backing file cannot be opened (Permission denied)"
-				       : "its backing file cannot be opened";
+		*why = err == EACCES ? "its backing file cannot be opened (Permission denied)"
+		       : err == PROBE_ECHANGED ? "its backing file changed while it was looked up"
+					       : "its backing file cannot be opened";
 		return PROBE_ENOBACKING;
 	}
-	int err;
-	if (fstat(bfd, &bst) != 0 || !S_ISREG(bst.st_mode) || bst.st_dev != found.st_dev ||
-	    bst.st_ino != found.st_ino) {
-		*why = "its backing file changed while it was looked up";
-		err = PROBE_ENOBACKING;
-	} else {
-		err = measure_fd(bfd, &bst, req, detail, out, depth + 1);
-		/* nested: the innermost file, in the same buffer */
-		if (err == 0 && !out->backing)
-			out->backing = path;
-	}
+	err = measure_fd(bfd, &bst, req, detail, out, depth + 1);
+	/* nested: the innermost file, in the same buffer */
+	if (err == 0 && !out->backing)
+		out->backing = path;
 	close(bfd);
 	return err;
 }
@@ -540,49 +538,17 @@ int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	return probe_measure(fd, st, req, detail, out);
 }
 
-/* The identity of a file the walk made no stat of, when it cannot be
- * opened (with open_err): from its name; else none, and why the name
- * cannot be stat()ed, which the walk's stat would have said. */
-static int ident_by_name(int dirfd, const char *path, bool follow, struct probe_ident *id,
-			 int open_err)
-{
-	struct stat st;
-	if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
-		return errno;
-	*id = probe_ident_of(&st);
-	return open_err;
-}
-
 int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out)
 {
-	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	if (!follow)
-		flags |= O_NOFOLLOW;
-
-	int fd = openat(dirfd, path, flags);
-	if (fd < 0) {
-		int err = errno == ELOOP && !follow ? PROBE_ECHANGED : errno;
-		if (!id->known)
-			return ident_by_name(dirfd, path, follow, id, err);
-		return err;
-	}
-
+	struct safe_want want = { .follow = follow, .id = id };
 	struct stat st;
-	int err = 0;
-	if (fstat(fd, &st) != 0) {
-		err = errno;
-	} else if (!id->known) {
-		/* its directory entry said regular file: anything else came
-		 * since (a FIFO is opened, O_NONBLOCK, never measured) */
-		*id = probe_ident_of(&st);
-		err = S_ISREG(st.st_mode) ? probe_fd(fd, &st, req, detail, out) : PROBE_ECHANGED;
-	} else if (st.st_dev != id->dev || st.st_ino != id->ino) {
-		err = PROBE_ECHANGED;
-	} else {
-		err = probe_fd(fd, &st, req, detail, out);
-	}
+	int err;
+	int fd = safe_open(dirfd, path, &want, &st, &err);
+	if (fd < 0)
+		return err;
+	err = probe_fd(fd, &st, req, detail, out);
 	close(fd);
 	return err;
 }
@@ -590,6 +556,7 @@ int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool foll
 void probe_thread_end(void)
 {
 	action_thread_end();
+	safe_thread_end();
 	free(mincore_vec);
 	mincore_vec = NULL;
 }
@@ -609,6 +576,8 @@ const char *probe_strerror(int err)
 		return "a character device, not a regular file";
 	case PROBE_ECYCLE:
 		return "directory cycle: not followed";
+	case PROBE_ENOPROC:
+		return "cannot be opened safely without /proc/thread-self/fd (is /proc mounted?)";
 	case PROBE_EREFUSED:
 		return strerror(EPERM);
 	case PROBE_EHUGETLB:

@@ -108,6 +108,9 @@ enum {
 	PROBE_EFIFO = -6,
 	PROBE_ESOCK = -7,
 	PROBE_ECHR = -8,
+	/* /proc/thread-self/fd cannot be opened: without it a file cannot be
+	 * opened safely (src/safeopen.c) */
+	PROBE_ENOPROC = -9,
 };
 
 /* Choose the method (auto tries cachestat on a file of its own).  Returns
@@ -125,28 +128,30 @@ uint64_t probe_page_size(void);
 /* Which file a path names.  Given known, the walk's stat of it: the
  * open must find that file.  Given not known (the walk made no stat: a
  * regular file by its directory entry's type), probe_path_at fills it in
- * from what it opened, or from a stat of the name when the open fails,
- * so that the walk can tell a file it met before by another name; what
- * it opened must then be a regular file (else PROBE_ECHANGED).  Still not
- * known after a failure: the name could not be stat()ed, and the error
- * is the stat's. */
+ * from what the name led to, so that the walk can tell a file it met
+ * before by another name; that must then be a regular file (else
+ * PROBE_ECHANGED).  Still not known after a failure: the name could not
+ * be looked up, and the error says why, as a stat's would. */
 struct probe_ident {
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;
 	bool known;
+	bool blockdev; /* known: it is a block device (named as FILE) */
 };
 
 static inline struct probe_ident probe_ident_of(const struct stat *st)
 {
-	return (struct probe_ident){ st->st_dev, st->st_ino, st->st_nlink, true };
+	return (struct probe_ident){ st->st_dev, st->st_ino, st->st_nlink, true,
+				     S_ISBLK(st->st_mode) };
 }
 
-/* Open path (relative to the directory dirfd, or AT_FDCWD), check that
- * it is still the file the walk saw (*id, when known) and measure the
- * request's range; with detail (else NULL), its segments and extents
- * too.  follow: the walk stat()ed through a symbolic link, so open
- * through it.  Returns 0, an errno value or a PROBE_E* code. */
+/* Open path (relative to the directory dirfd, or AT_FDCWD) by
+ * safe_open(), which opens nothing but the file the walk saw (*id, when
+ * known) or a regular file, and measure the request's range; with
+ * detail (else NULL), its segments and extents too.  follow: the walk
+ * stat()ed through a symbolic link, so open through it.  Returns 0, an
+ * errno value or a PROBE_E* code. */
 int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out);

@@ -17,6 +17,7 @@
 #include "msg.h"
 #include "probe.h"
 #include "report.h"
+#include "safeopen.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -425,15 +426,28 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 		}
 		return;
 	}
-	if (stat(f->path, &st) != 0)
-		why = errno == ENOENT ? "gone" : strerror(errno);
+	/* opened as any inspected file is (safe_open: a regular file, or
+	 * nothing), then compared with the snapshot */
+	struct probe_ident id = { 0 };
+	struct safe_want want = { .follow = true, .id = &id };
+	int err;
+	int fd = safe_open(AT_FDCWD, f->path, &want, &st, &err);
+	if (!id.known)
+		why = err == ENOENT ? "gone" : strerror(err); /* not found */
 	else
 		why = changed(f, &st);
 	if (why) {
+		if (fd >= 0)
+			close(fd);
 		if (!out->quiet) {
 			report_say("", f->path, f->len);
 			msg_more(": changed since the snapshot (%s): skipped\n", why);
 		}
+		return;
+	}
+	if (fd < 0) {
+		report_tell(out, probe_failure_what(cfg->probe), f->path, f->len, err);
+		report_error(out, f->path, f->len, ROW_FILE, err);
 		return;
 	}
 	struct probe_request req = *cfg->probe;
@@ -441,9 +455,9 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	req.listed = snap->ext;
 	req.nlisted = f->nextents;
 	struct pagecache_stat stat;
-	bool want = probe_wants_detail(&req);
-	struct probe_ident id = probe_ident_of(&st);
-	int err = probe_path_at(AT_FDCWD, f->path, &id, true, &req, want ? detail : NULL, &stat);
+	bool want_detail = probe_wants_detail(&req);
+	err = probe_fd(fd, &st, &req, want_detail ? detail : NULL, &stat);
+	close(fd);
 	if (err) {
 		report_tell(out, probe_failure_what(&req), f->path, f->len, err);
 		report_error(out, f->path, f->len, ROW_FILE, err);
@@ -452,7 +466,7 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	report_measured(out, f->path, f->len, &stat);
 	agg_stat_add(&total->stat, &stat);
 	total->files++;
-	report_row(out, f->path, f->len, ROW_FILE, &stat, 1, want ? detail : NULL);
+	report_row(out, f->path, f->len, ROW_FILE, &stat, 1, want_detail ? detail : NULL);
 }
 
 void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct sink *sink,

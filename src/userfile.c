@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "safeopen.h"
 
 /* Each call between caps_user_begin and caps_user_end, errno kept. */
 #define AS_USER(type, failed, call)                  \
@@ -30,6 +31,18 @@
 int user_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	AS_USER(int, -1, openat(dirfd, path, flags | O_CLOEXEC, mode));
+}
+
+int user_safe_open(int dirfd, const char *path, const struct safe_want *want, struct stat *st,
+		   int *err)
+{
+	if (!caps_user_begin()) {
+		*err = errno;
+		return -1;
+	}
+	int fd = safe_open(dirfd, path, want, st, err);
+	caps_user_end();
+	return fd;
 }
 
 int user_fstatat(int dirfd, const char *path, struct stat *st, int flags)

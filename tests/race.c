@@ -39,16 +39,6 @@ static void check(bool ok, const char *what)
 	failures += !ok;
 }
 
-/* A defect known and not yet fixed: reported as TODO, not counted as a
- * failure, and reported loudly if it is fixed one day. */
-static void known_failure(bool ok, const char *what, const char *why)
-{
-	if (ok)
-		printf("ok %u - %s (fixed: make this a check again)\n", ++checks, what);
-	else
-		printf("not ok %u - %s # TODO %s\n", ++checks, what, why);
-}
-
 /* A probe that blocks (a FIFO opened without O_NONBLOCK) must fail the
  * test, not hang it. */
 static void watchdog(int sig)
@@ -212,13 +202,8 @@ static void fifo_case(bool follow)
 	if (!opened(inotify))
 		printf("ok %u - # SKIP inotify does not report opens of a FIFO here\n", ++checks);
 	else
-		known_failure(!probe_opened,
-			      follow ? "the FIFO behind the link was never opened"
-				     : "the FIFO was never opened",
-			      "a FIFO swapped in between the walk's stat and the open is opened "
-			      "(O_NONBLOCK: it never blocks, but a waiting writer is released); "
-			      "closing the window costs a second open per file (O_PATH, then "
-			      "/proc/self/fd)");
+		check(!probe_opened, follow ? "the FIFO behind the link was never opened"
+					    : "the FIFO was never opened");
 	close(inotify);
 }
 

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* The one way a file is opened to be measured: whatever a name is swapped
+ * for, nothing but the regular file (or block device) expected is opened. */
+#include <config.h>
+
+#include "safeopen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+/* This thread's /proc/thread-self/fd, kept open: a reopen is then the
+ * lookup of one name, not of four.  Per thread, as a worker of -j has a
+ * descriptor table of its own (src/jobs.c). */
+static __thread int fd_dir = -1;
+
+/* The inode that pfd (an O_PATH descriptor) holds, opened for reading;
+ * -1 with *err set. */
+static int reopen(int pfd, int *err)
+{
+	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	char name[16];
+
+	if (fd_dir < 0)
+		fd_dir = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd_dir < 0) {
+		/* no /proc: no other way to open this very inode */
+		*err = PROBE_ENOPROC;
+		return -1;
+	}
+	/* its decimal name, written out by hand: this is once per file */
+	char *p = name + sizeof name;
+	*--p = '\0';
+	for (unsigned n = (unsigned)pfd;; n /= 10) {
+		*--p = (char)('0' + n % 10);
+		if (n < 10)
+			break;
+	}
+	int fd = openat(fd_dir, p, flags);
+	if (fd < 0)
+		*err = errno;
+	return fd;
+}
+
+/* Is st what was wanted? */
+static bool wanted(const struct safe_want *want, const struct stat *st)
+{
+	const struct probe_ident *id = want->id;
+
+	if (!id->known)
+		return S_ISREG(st->st_mode);
+	return st->st_dev == id->dev && st->st_ino == id->ino &&
+	       (S_ISREG(st->st_mode) || (id->blockdev && S_ISBLK(st->st_mode)));
+}
+
+int safe_open(int dirfd, const char *name, const struct safe_want *want, struct stat *st,
+	      int *err)
+{
+	int pfd = openat(dirfd, name, O_PATH | O_CLOEXEC | (want->follow ? 0 : O_NOFOLLOW));
+	if (pfd < 0) {
+		*err = errno;
+		return -1;
+	}
+	int fd = -1;
+	if (fstat(pfd, st) != 0) {
+		*err = errno;
+		close(pfd);
+		return -1;
+	}
+	if (wanted(want, st))
+		fd = reopen(pfd, err);
+	else
+		*err = PROBE_ECHANGED;
+	/* what the name led to, for the walk to tell a file met before */
+	if (!want->id->known)
+		*want->id = probe_ident_of(st);
+	close(pfd);
+	return fd;
+}
+
+void safe_thread_end(void)
+{
+	if (fd_dir >= 0)
+		close(fd_dir);
+	fd_dir = -1;
+}
