@@ -292,6 +292,12 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 	report_measured(&w->out, f->path, len, &stat);
 	agg_stat_add(&w->total.stat, &stat);
 	w->total.files++;
+	/* could the user stat it as the process's descriptor or mapping, or
+	 * by its path in the process's root? */
+	if ((stat.known & PCS_IDENTITY) &&
+	    !report_user_sees(&w->out, f->dev, f->ino, f->route, true) &&
+	    !(f->alt && report_user_sees(&w->out, f->dev, f->ino, f->alt, false)))
+		stat.known &= ~(unsigned)PCS_IDENTITY;
 	report_row(&w->out, f->path, len, ROW_FILE, &stat, 1, detail);
 	return true;
 }
@@ -340,7 +346,7 @@ static void run_pids(const struct walk_config *cfg, const pid_t *pids, size_t np
 {
 	struct pid_walk w = {
 		.cfg = cfg,
-		.out = { .sink = sink, .quiet = cfg->quiet },
+		.out = { .sink = sink, .quiet = cfg->quiet, .limit_identity = cfg->limit_identity },
 		.deleted_only = unseen != NULL,
 	};
 

@@ -3,14 +3,28 @@
 
 #include "report.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <sys/stat.h>
 
 #include "caps.h"
 #include "msg.h"
 #include "progress.h"
+#include "userfile.h"
 
 /* Refusals (EPERM) named one by one on stderr before they are only counted. */
 #define REFUSALS_NAMED 10
+
+bool report_user_sees(const struct report *rep, dev_t dev, uint64_t ino, const char *path,
+		      bool follow)
+{
+	struct stat st;
+
+	if (!rep->limit_identity)
+		return true;
+	return user_fstatat(AT_FDCWD, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) == 0 &&
+	       st.st_dev == dev && (uint64_t)st.st_ino == ino;
+}
 
 void report_say(const char *what, const char *path, size_t len)
 {

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "columns.h"
 #include "probe.h"
@@ -18,7 +19,16 @@ struct report {
 	uint64_t refused;   /* of which refused by the kernel's owner rule */
 	bool output_failed; /* the sink could not write: the inspection stops */
 	bool told_overlay;  /* the note on unresolved overlay files is said once */
+	bool limit_identity; /* walk_config's: see report_limit_identity */
 };
+
+/* What a user learns of a file they could not stat is its name and cache
+ * state (PRIVILEGES in pagestat(1)): with rep->limit_identity, the
+ * inode, size and mtime of a row are shown only when this is true: path
+ * (as named, or found below what was named; followed if follow),
+ * stat()ed with the user's own rights, is the file measured (dev, ino). */
+bool report_user_sees(const struct report *rep, dev_t dev, uint64_t ino, const char *path,
+		      bool follow);
 
 /* "pagestat: WHAT 'PATH'" (WHAT may be empty), the path terminal-safe;
  * msg_more() says the rest. */

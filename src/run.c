@@ -4,10 +4,12 @@
 
 #include "run.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "action.h"
+#include "caps.h"
 #include "escape.h"
 #include "format.h"
 #include "msg.h"
@@ -72,11 +74,23 @@ static struct sink *new_sink(const struct options *opts, struct watch *watch,
 	return sink;
 }
 
+/* Does a column of the output show what identifies a file (inode, size,
+ * mtime)?  A setcap pagestat then shows it only where its user could
+ * stat the file (report_user_sees). */
+static bool shows_identity(const struct options *opts)
+{
+	for (size_t i = 0; i < opts->ncolumns; i++)
+		if (columns[opts->columns[i]].known_bit == PCS_IDENTITY)
+			return true;
+	return false;
+}
+
 /* What the walk (or --pid, --system, --warm-from) takes of the options. */
 static struct walk_config walk_config_of(const struct options *opts,
 					 const struct probe_request *probe)
 {
 	return (struct walk_config){
+		.limit_identity = caps_borrowed() && shows_identity(opts),
 		.follow = opts->follow,
 		.one_file_system = opts->one_file_system,
 		.count_links = opts->count_links,

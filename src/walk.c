@@ -80,7 +80,7 @@ static bool seen_before(struct walk *w, const struct probe_ident *id, bool dir)
 }
 
 /* A file probed: counted, and a row when it gets one. */
-static void file_done(struct walk *w, const struct walk_event *ev)
+static void file_done(struct walk *w, struct walk_event *ev)
 {
 	if (ev->unchecked && seen_before(w, &ev->id, false))
 		return; /* counted where it was met first */
@@ -97,6 +97,9 @@ static void file_done(struct walk *w, const struct walk_event *ev)
 	}
 	report_measured(&w->out, ev->path, ev->path_len, &ev->stat);
 	agg_add(&w->agg, ev->level, &ev->stat);
+	if (ev->row && (ev->stat.known & PCS_IDENTITY) &&
+	    !report_user_sees(&w->out, ev->id.dev, ev->stat.inode, ev->path, ev->follow))
+		ev->stat.known &= ~(unsigned)PCS_IDENTITY;
 	if (ev->row)
 		report_row(&w->out, ev->path, ev->path_len, ev->type, &ev->stat, 1, ev->details);
 }
@@ -369,7 +372,10 @@ static bool walk_operand(struct walk *w, const char *operand)
 void walk_run(const struct walk_config *cfg, char *const *operands,
 	      struct sink *sink, struct walk_result *result)
 {
-	struct walk w = { .cfg = cfg, .out = { .sink = sink, .quiet = cfg->quiet } };
+	struct walk w = {
+		.cfg = cfg,
+		.out = { .sink = sink, .quiet = cfg->quiet, .limit_identity = cfg->limit_identity },
+	};
 
 	w.overlap = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
 	if (w.overlap)

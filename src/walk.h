@@ -29,6 +29,9 @@ struct walk_config {
 	const char *const *excludes; /* --exclude globs */
 	size_t nexcludes;
 	unsigned jobs;             /* -j: threads that probe; 1: none; 0: auto */
+	/* a setcap pagestat showing inode, file_size or mtime: each only
+	 * where the user could stat the file themselves (report.c) */
+	bool limit_identity;
 	/* --system: directories not entered (the mount points of other
 	 * walks), sorted by strcmp */
 	const char *const *prune;

@@ -36,10 +36,11 @@ setup() {
 }
 
 teardown() {
-	if [[ -n ${HOLDER-} ]]; then
-		kill "$HOLDER" 2>/dev/null || true
-		wait "$HOLDER" 2>/dev/null || true
-	fi
+	local pid
+	for pid in ${HOLDER-} ${FLIPPERS-} ${WATCHER-} ${WRITER-}; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
 	leave_nobody_dir
 }
 
@@ -66,6 +67,35 @@ assert_victim_untouched() {
 	run -1 --separate-stderr as_nobody ./pagestat -J private secret
 	assert_row private errno=EACCES
 	assert_row secret errno=EACCES
+}
+
+@test "what a setcap install shows nobody of a file it cannot stat: no inode, file size or mtime (null, '-'); of one it can, all" {
+	mkdir -m 755 private/pub
+	make_cached private/pub/f 2
+	chmod 644 private/pub/f
+	local cols=path,inode,file_size,mtime,mtime_nsec,cached
+	# below a directory nobody cannot search: named, walked into, or
+	# reached through a directory nobody may search but not reach
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -o "$cols" private private/pub/f
+	local row
+	for row in private/list private/pub/f; do
+		assert_equal "$(jq -c --arg p "$row" '[.rows[] | select(.path == $p)][0] |
+			[.inode, .file_size, .mtime, .mtime_nsec, .cached]' <<<"$output")" \
+			"[null,null,null,null,$(jq -r --arg p "$row" '.rows[] | select(.path == $p) | .cached' <<<"$output")]"
+	done
+	run -0 --separate-stderr as_nobody ./pagestat-cap -o "$cols" private/pub/f
+	assert_equal "$(tail -n 1 <<<"$output" | awk '{print $1, $2, $3, $4, $5}')" "private/pub/f - - - -"
+	# a file nobody can stat: what stat(1) would tell it
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -o "$cols" data/a
+	assert_equal "$(jq -c '.rows[0] | [.inode, .file_size, .mtime, .mtime_nsec]' <<<"$output")" \
+		"$("$PYTHON3" -c 'import os, sys; s = os.stat(sys.argv[1]); n = s.st_mtime_ns
+print("[%d,%d,%d,%d]" % (s.st_ino, s.st_size, n // 10**9, n % 10**9))' data/a)"
+	# a snapshot nobody takes holds no identity for it
+	run -0 --separate-stderr as_nobody ./pagestat-cap -a -e --format=ndjson private/pub
+	assert_equal "$(jq -c 'select(.type == "file") | [.inode, .mtime]' <<<"$output")" "[null,null]"
+	# root, with the copy or without, sees them all
+	run -0 --separate-stderr ./pagestat-cap -J -o "$cols" private/pub/f
+	assert_equal "$(jq -c '.rows[0].inode' <<<"$output")" "$(stat -c %i private/pub/f)"
 }
 
 @test "--files0-from a file nobody cannot read: exit 2, nothing of it shown; root reads it" {
@@ -382,6 +412,190 @@ assert_refused_row() {
 	assert_stderr_has "pagestat: installed set-user-ID or set-group-ID, which pagestat refuses" "setcap"
 }
 
+# ---- the race of a name checked, then opened --------------------------
+# What the capabilities must never open, whatever a name is swapped for:
+# root's FIFO (rootonly/fifo, 0600, in a 0700 directory) with a writer
+# blocked in its open, which any open for reading would release, and a
+# root-only character device.  openwatch counts every open of both
+# (inotify IN_OPEN: an O_PATH open is none).
+RACE_RUNS=150
+
+race_targets() {
+	: "${FLIP:?FLIP must name tests/flip (make check sets it)}"
+	: "${OPENWATCH:?OPENWATCH must name tests/openwatch (make check sets it)}"
+	DEVICE=
+	local dev
+	for dev in /dev/kvm /dev/vhost-net /dev/vhost-vsock /dev/uinput /dev/vga_arbiter; do
+		if [[ -c $dev && $(stat -c %u:%a "$dev") == 0:600 ]] && : 2>/dev/null <"$dev"; then
+			DEVICE=$dev
+			break
+		fi
+	done
+	[[ -n $DEVICE ]] || skip "no root-only character device (0600) that root can open here"
+	mkdir -m 700 rootonly
+	mkfifo -m 600 rootonly/fifo
+	# blocked in open(2) until a reader opens the FIFO
+	(exec 3>rootonly/fifo && echo released >&3) &
+	WRITER=$!
+	"$OPENWATCH" rootonly/fifo "$DEVICE" >watch.out 3>&- &
+	WATCHER=$!
+	local i
+	for ((i = 0; i < 100 && $(head -n 1 watch.out 2>/dev/null) != ready; i++)); do sleep 0.05; done
+	assert_equal "$(head -n 1 watch.out)" ready
+	# nobody's own directory, where nobody swaps names
+	mkdir attack
+	chown "$NOBODY:$NOBODY" attack
+}
+
+# As nobody, without pause until race_end: swap the names A and B (in attack/).
+race_flip() {
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups \
+		"$FLIP" "attack/$1" "attack/$2" >"flip.$1.out" 3>&- &
+	FLIPPERS="${FLIPPERS-} $!"
+}
+
+# Runs the setcap copy as nobody RACE_RUNS times with ARGS, the names
+# swapped all the while; MEASURED: the runs that measured a file.
+race_runs() {
+	local i out
+	MEASURED=0
+	for ((i = 0; i < RACE_RUNS; i++)); do
+		out=$(setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups \
+			./pagestat-cap "$@" 2>&1) || true
+		[[ $out != *'"type":"file","size":'* ]] || MEASURED=$((MEASURED + 1))
+	done
+}
+
+# The flippers stopped (each swapped its names many times), then: neither
+# target was opened by any run, and root's writer still waits in open(2).
+race_end() {
+	local pid out
+	for pid in $FLIPPERS; do
+		kill -TERM "$pid" && wait "$pid" || true
+	done
+	FLIPPERS=
+	for out in flip.*.out; do
+		(($(cat "$out") > 10000)) || fail "$out: the names were swapped $(cat "$out") times only"
+	done
+	# the writer: alive, in openat (257) or open (2), never released
+	local nr= writer=released
+	read -r nr _ 2>/dev/null </proc/"$WRITER"/syscall || true
+	[[ $nr != 257 && $nr != 2 ]] || writer="blocked in open"
+	kill "$WRITER" && wait "$WRITER" || true
+	WRITER=
+	# the watch works: an open of each by root is counted (the FIFO's
+	# writer gone first: no other open of it, which inotify could merge
+	# with ours)
+	exec 4<"$DEVICE"
+	exec 4<&-
+	exec 4<>rootonly/fifo
+	exec 4<&-
+	kill -TERM "$WATCHER" && wait "$WATCHER" || true
+	WATCHER=
+	assert_equal "writer $writer; opens: $(sed 1d watch.out | tr '\n' ' ')" \
+		"writer blocked in open; opens: 1 rootonly/fifo 1 $DEVICE "
+}
+
+@test "race, operands and --files0-from: a name flipped between a file and a link to root's FIFO or a device for the whole run: neither is ever opened" {
+	race_targets
+	make_cached attack/x 2
+	make_cached attack/y 2
+	chown "$NOBODY" attack/x attack/y
+	ln -s "$PWD/rootonly/fifo" attack/to-fifo
+	ln -s "$DEVICE" attack/to-device
+	printf 'attack/x\0attack/y\0' >attack/list
+	chown -h "$NOBODY" attack/to-fifo attack/to-device attack/list
+	race_flip x to-fifo
+	race_flip y to-device
+	race_runs -J attack/x attack/y
+	local operands=$MEASURED
+	race_runs -J --files0-from=attack/list
+	local files0=$MEASURED
+	race_end
+	# the race was run: the files were measured in some runs
+	((operands > 0 && files0 > 0)) ||
+		fail "no run measured a file (operands $operands, --files0-from $files0 of $RACE_RUNS)"
+}
+
+@test "race, -L walk: entries flipped between a file and a link to root's FIFO or a device during the walk: neither is ever opened" {
+	race_targets
+	local i
+	# a directory read first: the entries wait in the walk's buffer
+	for ((i = 0; i < 300; i++)); do : >"attack/f$i"; done
+	make_cached attack/x 2
+	make_cached attack/y 2
+	ln -s "$PWD/rootonly/fifo" attack/to-fifo
+	ln -s "$DEVICE" attack/to-device
+	chown -hR "$NOBODY" attack
+	race_flip x to-fifo
+	race_flip y to-device
+	race_runs -J -L -a -j 1 attack
+	local walks=$MEASURED
+	race_end
+	((walks > 0)) || fail "no walk measured a file"
+}
+
+@test "race, --warm-from: a snapshot's file flipped with a link to root's FIFO or a device: neither is ever opened" {
+	race_targets
+	make_cached attack/x 2
+	make_cached attack/y 2
+	chown "$NOBODY" attack/x attack/y
+	ln -s "$PWD/rootonly/fifo" attack/to-fifo
+	ln -s "$DEVICE" attack/to-device
+	chown -h "$NOBODY" attack/to-fifo attack/to-device
+	"$PAGESTAT" -a -e --format=ndjson attack/x attack/y >attack/snap
+	chown "$NOBODY" attack/snap
+	race_flip x to-fifo
+	race_flip y to-device
+	race_runs -J --warm-from=attack/snap
+	local warms=$MEASURED
+	race_end
+	((warms > 0)) || fail "no run warmed a file"
+}
+
+@test "race, --pid: a directory of a mapped file's path flipped with a link towards root's FIFO or a device: neither is ever opened" {
+	race_targets
+	# nobody's process maps two files and holds no descriptor of them, so
+	# that they are opened by their paths in its root (map_files needs
+	# CAP_SYS_ADMIN): attack/d1/fifo and attack/d2/<the device's name>
+	local devname=${DEVICE##*/}
+	mkdir attack/d1 attack/d2
+	make_cached attack/d1/fifo 2
+	make_cached "attack/d2/$devname" 2
+	ln -s "$PWD/rootonly" attack/to-rootonly
+	ln -s "${DEVICE%/*}" attack/to-dev
+	chown -hR "$NOBODY" attack
+	# mmap(2) through ctypes: Python's mmap module keeps a descriptor
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups /usr/bin/python3 -c '
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+for path in sys.argv[1:]:
+    fd = os.open(path, os.O_RDONLY)
+    if libc.mmap(None, os.fstat(fd).st_size, 1, 1, fd, 0) in (None, ctypes.c_void_p(-1).value):
+        sys.exit("mmap failed: %s" % os.strerror(ctypes.get_errno()))
+    os.close(fd)
+print("mapped", flush=True)
+time.sleep(600)' "$PWD/attack/d1/fifo" "$PWD/attack/d2/$devname" >mapper.out 3>&- &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(cat mapper.out) == mapped ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(cat mapper.out)" mapped
+	[[ $(ls -l /proc/"$HOLDER"/fd) != *attack/* ]] ||
+		fail "the mapper holds a descriptor of its files: $(ls -l /proc/"$HOLDER"/fd)"
+	race_flip d1 to-rootonly
+	race_flip d2 to-dev
+	race_runs -J --pid "$HOLDER"
+	local pids=$MEASURED
+	race_end
+	((pids > 0)) || fail "no run measured the mapped files"
+}
+
 # Lines of src/*.c matching the extended regular expression, comments
 # left out, as FILE:LINE:TEXT.
 code_matching() {
@@ -398,5 +612,11 @@ code_matching() {
 	# and every other open of a path is an inspection, in the files that inspect
 	local files
 	files=$(code_matching '\b(open|openat|fopen|opendir)\(' | cut -d: -f1 | sort -u | tr '\n' ' ')
-	assert_equal "$files" "jobs.c overlay.c pidfiles.c probe.c tree.c userfile.c "
+	assert_equal "$files" "jobs.c overlay.c pidfiles.c safeopen.c tree.c userfile.c "
+	# a file is opened for reading by safe_open alone (O_PATH, checked,
+	# then reopened); elsewhere only directories (O_DIRECTORY, O_PATH) and
+	# /proc or /sys files of the kernel's (fopen, opendir)
+	bad=$(code_matching '\b(open|openat)\(' | grep -v '^safeopen\.c:' | grep -v '^userfile\.c:' |
+		grep -vE 'O_DIRECTORY|O_PATH|open_flags\(t, ' || true)
+	assert_equal "opened otherwise: $bad" "opened otherwise: "
 }
