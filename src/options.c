@@ -599,7 +599,8 @@ static bool parse_rate(const char *s, uint64_t *out)
 	size_t len = strlen(s);
 	char value[64];
 
-	if (len >= 2 && strcmp(s + len - 2, "/s") == 0)
+	/* "/s" in any case, as the size's letters */
+	if (len >= 2 && strcasecmp(s + len - 2, "/s") == 0)
 		len -= 2;
 	if (len == 0 || len >= sizeof value)
 		return false;
@@ -795,6 +796,16 @@ static int check_action(struct options *opts, const struct options_state *st)
 	if (opts->action != ACTION_NONE && opts->interval)
 		return usage_error("-i/--interval cannot be combined with --evict, --warm or "
 				   "--warm-from: an action is done once");
+	/* what an action changes must be named: "." by default would evict
+	 * a whole tree, from / a whole file system (vmtouch needs a name too) */
+	if ((st->evict || st->warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&
+	    !opts->system)
+		return usage_error(st->evict ? "--evict needs a FILE (or --files0-from or --pid): "
+					       "it does not act on the current directory unnamed; "
+					       "give . to mean it"
+					     : "--warm needs a FILE (or --files0-from or --pid): "
+					       "it does not act on the current directory unnamed; "
+					       "give . to mean it");
 	if (opts->warm_from && (st->files0_from || st->noperands > 0 || opts->npids))
 		return usage_error("--warm-from takes its files from the snapshot: no FILE "
 				   "operands, --files0-from or --pid");
@@ -872,10 +883,17 @@ static int check_combinations(struct options *opts, const struct options_state *
 	return OPTIONS_RUN;
 }
 
+/* A list is held whole in memory (-i inspects its names again, --warm
+ * counts first what it will read): at most this much of it, so that an
+ * endless one (/dev/zero) is refused, not read until memory runs out.
+ * pagestat(1) says so. */
+#define LIST_MAX ((size_t)1 << 30)
+#define EXCLUDE_LIST_MAX ((size_t)16 << 20)
+
 /* The whole of FILE ("-": standard input), NUL-terminated, its length in
  * *len, kept in st until options_free; NULL with errno set when it cannot
- * be read. */
-static char *slurp(struct options_state *st, const char *file, size_t *len)
+ * be read: EFBIG when it holds max bytes or more. */
+static char *slurp(struct options_state *st, const char *file, size_t max, size_t *len)
 {
 	/* with the user's own rights: a setcap pagestat reads no list its
 	 * user could not read without it */
@@ -884,14 +902,26 @@ static char *slurp(struct options_state *st, const char *file, size_t *len)
 		return NULL;
 	size_t cap = 4096, n = 0;
 	char *text = xrealloc(NULL, cap);
+	int err = 0;
 	for (;;) {
 		n += fread(text + n, 1, cap - n - 1, in);
 		if (n < cap - 1)
 			break;
-		cap *= 2;
-		text = xrealloc(text, cap);
+		if (n >= max) {
+			err = EFBIG;
+			break;
+		}
+		size_t want = cap > max / 2 ? max + 1 : cap * 2;
+		char *more = realloc(text, want);
+		if (!more) {
+			err = ENOMEM;
+			break;
+		}
+		text = more;
+		cap = want;
 	}
-	int err = ferror(in) ? errno : 0;
+	if (!err && ferror(in))
+		err = errno;
 	if (in != stdin)
 		fclose(in);
 	if (err) {
@@ -906,12 +936,16 @@ static char *slurp(struct options_state *st, const char *file, size_t *len)
 	return text;
 }
 
-static int cannot_read(const char *option, const char *file)
+static int cannot_read(const char *option, const char *file, size_t max)
 {
 	int err = errno;
 	msg("cannot read %s ", option);
 	msg_name_str(file);
-	msg_more(": %s\n", strerror(err));
+	if (err == EFBIG)
+		msg_more(": a list may hold less than %zu MiB (is it endless, like "
+			 "/dev/zero?)\n", max >> 20);
+	else
+		msg_more(": %s\n", strerror(err));
 	return STATUS_USAGE;
 }
 
@@ -919,9 +953,9 @@ static int cannot_read(const char *option, const char *file)
 static int read_excludes(struct options *opts, const char *file)
 {
 	size_t len;
-	char *text = slurp(opts->state, file, &len);
+	char *text = slurp(opts->state, file, EXCLUDE_LIST_MAX, &len);
 	if (!text)
-		return cannot_read("--exclude-from", file);
+		return cannot_read("--exclude-from", file, EXCLUDE_LIST_MAX);
 	for (char *line = text; line < text + len;) {
 		char *nl = strchrnul(line, '\n');
 		*nl = '\0';
@@ -938,13 +972,19 @@ static int read_names(struct options *opts, const char *file)
 {
 	struct options_state *st = opts->state;
 	size_t len, count = 0;
-	char *text = slurp(st, file, &len);
+	char *text = slurp(st, file, LIST_MAX, &len);
 	if (!text)
-		return cannot_read("--files0-from", file);
+		return cannot_read("--files0-from", file, LIST_MAX);
 	for (size_t i = 0; i < len; i++)
 		count += text[i] == '\0';
 	count += len > 0 && text[len - 1] != '\0';
-	st->names = xcalloc(count + 1, sizeof *st->names);
+	st->names = calloc(count + 1, sizeof *st->names);
+	if (!st->names) {
+		msg("cannot read --files0-from ");
+		msg_name_str(file);
+		msg_more(": its %zu names do not fit in memory\n", count);
+		return STATUS_USAGE;
+	}
 	size_t n = 0;
 	for (char *name = text; name < text + len; name += strlen(name) + 1)
 		st->names[n++] = name;

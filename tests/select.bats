@@ -207,6 +207,18 @@ make_src() {
 	assert_equal "$(joined_lines | tr -s ' ')" "3 mix/full 6 mix/big"
 }
 
+@test "--files0-from and --exclude-from an endless list (/dev/zero, yes): exit 2, the option named, within seconds" {
+	make_mix
+	refused "cannot read --files0-from '/dev/zero': a list may hold less than 1024 MiB" \
+		"endless" -- --files0-from=/dev/zero
+	refused "cannot read --exclude-from '/dev/zero': a list may hold less than 16 MiB" -- \
+		--exclude-from=/dev/zero mix
+	# from a pipe that never ends
+	run -2 --separate-stderr bash -c 'yes | "$0" --exclude-from=- mix' "$PAGESTAT"
+	refute_output
+	assert_stderr_has "cannot read --exclude-from '-': a list may hold less than 16 MiB"
+}
+
 @test "--files0-from with FILE operands: exit 2, the names left unread" {
 	make_mix
 	refused_unread "FILE operands cannot be combined with --files0-from" -- mix
