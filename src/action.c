@@ -132,8 +132,10 @@ static int read_extent(int fd, uint64_t offset, uint64_t length, bool exact)
 {
 	uint64_t chunk = exact ? chunk_size() : CHUNK_READAHEAD;
 
+	/* page-aligned: the kernel's copy into a buffer 16 bytes past a page
+	 * boundary (what malloc gives) made a warm 1.6 to 2.6 times cat */
 	if (!buffer)
-		buffer = xcalloc(1, CHUNK);
+		buffer = xaligned((size_t)probe_page_size(), CHUNK);
 	while (length) {
 		uint64_t n = length < chunk ? length : chunk;
 		uint64_t rest = length - n;

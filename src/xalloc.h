@@ -27,4 +27,15 @@ static inline void *xcalloc(size_t count, size_t size)
 	return ptr;
 }
 
+/* size bytes at an address that is a multiple of align (a power of two). */
+static inline void *xaligned(size_t align, size_t size)
+{
+	void *ptr = NULL;
+	if (posix_memalign(&ptr, align, size ? size : 1) != 0) {
+		fputs("pagestat: out of memory\n", stderr);
+		exit(STATUS_FATAL);
+	}
+	return ptr;
+}
+
 #endif
