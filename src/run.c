@@ -104,6 +104,34 @@ static struct walk_config walk_config_of(const struct options *opts,
 	};
 }
 
+/* After --evict, what is still cached in the ranges, and why, once (the
+ * rows show it file by file): the kernel drops clean pages only, and only
+ * folios wholly inside a range; a page a process maps stays too. */
+static void say_evict_left(const struct options *opts, const struct pagecache_stat *t)
+{
+	if (opts->action != ACTION_EVICT || opts->quiet || t->cached == 0)
+		return;
+	bool range = opts->range.offset || opts->range.length;
+	const char *others = range ? "in large folios that cross the edge of a range (the "
+				     "kernel drops only those wholly inside) or mapped by a process"
+				   : "mapped by a process, or read again meanwhile";
+	msg("--evict: %" PRIu64 " page%s still cached: ", t->cached, t->cached > 1 ? "s are" : " is");
+	if (!(t->known & PCS_DIRTY) || !(t->known & PCS_WRITEBACK)) {
+		/* mincore cannot say which are dirty */
+		msg_more("dirty or under writeback (the kernel drops clean pages only: run sync, "
+			 "then evict again), or %s\n", others);
+		return;
+	}
+	uint64_t unclean = t->dirty + t->writeback;
+	uint64_t rest = t->cached > unclean ? t->cached - unclean : 0;
+	if (t->dirty || t->writeback)
+		msg_more("%" PRIu64 " dirty, %" PRIu64 " under writeback (the kernel drops clean "
+			 "pages only: run sync, then evict again)%s", t->dirty, t->writeback,
+			 rest ? "; " : "\n");
+	if (rest)
+		msg_more("%" PRIu64 " %s\n", rest, others);
+}
+
 /* One inspection of everything asked: rows out, the total last.  With
  * watch (-i), the sample's time and each row's change go along. */
 static int inspect(const struct options *opts, struct watch *watch, FILE *out,
@@ -163,6 +191,8 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 	}
 	sink_free(sink);
 	system_free();
+	if (!result.output_failed)
+		say_evict_left(opts, &result.total.stat);
 	outcome->output_failed = result.output_failed;
 	outcome->nothing_counted = result.total.stat.pages == 0;
 	if (result.errors)

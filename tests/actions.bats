@@ -763,3 +763,74 @@ assert_nothing_done() {
 	refused "--warm-from '-': line 4: not JSON" -- --warm-from=- < <(cat snap.ndjson; echo garbage)
 	assert_nothing_done
 }
+
+# ---- found against vmtouch and the oracle ----------------------------------
+
+@test "--evict and --warm with no FILE: exit 2, nothing done in the current directory; '.' is taken" {
+	make_bad_input_files
+	local action
+	for action in --evict --warm; do
+		refused "$action needs a FILE (or --files0-from or --pid)" "give . to mean it" -- "$action"
+		assert_nothing_done
+		refused "$action needs a FILE" -- "$action" -q -a -c
+		assert_nothing_done
+	done
+	# an empty list names no file, and is no error
+	: >empty
+	run -0 --separate-stderr "$PAGESTAT" -J --evict --files0-from=empty
+	assert_total files=0
+	assert_nothing_done
+	# named, the current directory is acted on
+	run -0 --separate-stderr "$PAGESTAT" -J -a --evict .
+	assert_row ./hot cached=0 dropped=8
+	assert_cache hot dropped
+}
+
+@test "--evict: pages left in the range are told once, with why (mapped by a process); none left, nothing told" {
+	fresh mapped 8 all
+	fresh plain 8 all
+	# a process maps mapped and touches every page: the kernel keeps them
+	"$PYTHON3" -c '
+import mmap, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
+sum(m[i] for i in range(0, len(m), mmap.PAGESIZE))
+print("mapped", flush=True)
+time.sleep(60)' mapped >mapper.out 3>&- &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100 && $(cat mapper.out) != mapped; i++)); do sleep 0.05; done
+	run -0 --separate-stderr "$PAGESTAT" -J --evict mapped plain
+	assert_row plain cached=0 dropped=8
+	local left
+	left=$(jq -r '.total.cached' <<<"$output")
+	((left > 0)) || skip "the kernel dropped the pages a process maps too"
+	assert_equal "$stderr" "pagestat: --evict: $left pages are still cached: $left mapped by a process, or read again meanwhile"
+	# the same with a range: the folios that cross its edges may stay too
+	run -0 --separate-stderr "$PAGESTAT" -J --evict --offset=1 --length=$((4 * PAGE)) mapped
+	assert_stderr_has "pages are still cached" "in large folios that cross the edge of a range"
+	# nothing left: nothing said; -q: nothing said
+	run -0 --separate-stderr "$PAGESTAT" -J --evict plain
+	assert_equal "$stderr" ""
+	run -0 --separate-stderr "$PAGESTAT" -q -J --evict mapped
+	assert_equal "$stderr" ""
+}
+
+@test "--rate takes /s in any case (1MB/S, 1m/S); --warm reads into a page-aligned buffer" {
+	fresh cold 8
+	local rate
+	for rate in 1MB/S 1m/S 1M/s 2mib/s; do
+		pcarrange drop cold
+		run -0 --separate-stderr "$PAGESTAT" -J --warm --rate="$rate" cold
+		assert_row cold cached=8 read=8
+	done
+	command -v strace >/dev/null || skip "strace is not installed"
+	pcarrange drop cold
+	run -0 strace -qq -e trace=pread64 -e raw=pread64 -o trace.out "$PAGESTAT" --warm cold
+	# pread64(fd, BUFFER, count, offset): BUFFER a multiple of the page
+	# size (the last read: the loader's come first)
+	local buffer
+	buffer=$(sed -n 's/^pread64(\([^,]*\), \(0x[0-9a-f]*\),.*/\2/p' trace.out | tail -n 1)
+	[[ -n $buffer ]] || fail "no pread64 seen: $(cat trace.out)"
+	assert_equal "buffer $buffer modulo the page: $((buffer % PAGE))" "buffer $buffer modulo the page: 0"
+}
