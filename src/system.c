@@ -1,5 +1,6 @@
 /* --system: every mounted file system that holds file pages, each once;
- * the files deleted but still open; the block devices' buffer cache. */
+ * the files deleted but still open, summed in a row of their own; the
+ * block devices' buffer cache. */
 #include <config.h>
 
 #include "system.h"
@@ -272,6 +273,28 @@ static void unwalked_row(const struct mount *m, struct report *out)
 		out->output_failed = true;
 }
 
+/* The path of the row that sums the files no mount point leads to: in
+ * parentheses, as no mount point is. */
+static const char deleted_row[] = "(deleted and memfd files)";
+
+/* The files deleted but still open or mapped, memfds among them: their
+ * own rows, then one that sums them (type filesystem), so that the
+ * rows that are not files add up to the total. */
+static void deleted_files(const struct walk_config *cfg, struct sink *sink,
+			  struct walk_result *result, struct pid_unseen *unseen)
+{
+	struct walk_result r = { 0 };
+	struct report out = { .sink = sink, .quiet = cfg->quiet };
+
+	pid_run_deleted(cfg, sink, &r, unseen);
+	add_result(result, &r);
+	if (result->output_failed)
+		return;
+	report_sum_row(&out, deleted_row, sizeof deleted_row - 1, ROW_FILESYSTEM, r.total.files,
+		       r.errors, &r.total.stat);
+	result->output_failed |= out.output_failed;
+}
+
 /* The device node of m's device into path (and its stat): the source
  * mountinfo names, /dev/block/MAJOR:MINOR, or /dev/ and the name in
  * /sys/dev/block/MAJOR:MINOR/uevent.  False when none is found. */
@@ -450,11 +473,8 @@ void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_re
 			walk_mount(cfg, &mounts[i], sink, result);
 
 	struct pid_unseen unseen = { 0 };
-	struct walk_result r = { 0 };
-	if (!result->output_failed) {
-		pid_run_deleted(cfg, sink, &r, &unseen);
-		add_result(result, &r);
-	}
+	if (!result->output_failed)
+		deleted_files(cfg, sink, result, &unseen);
 	if (!result->output_failed)
 		blockdevs(cfg, sink, result);
 	if (!cfg->quiet) {
