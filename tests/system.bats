@@ -173,6 +173,57 @@ time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
 	done
 }
 
+@test "--system: a tmpfs hidden under another tmpfs at the same place says why in its row, in the table too, and Prometheus has one series for the place" {
+	mkdir over
+	mount -t tmpfs -o size=4m pagestat-hidden over || skip "cannot mount tmpfs here"
+	on_teardown unmount "$PWD/over"
+	head -c $((4 * PAGE)) /dev/zero >over/under
+	mount -t tmpfs -o size=4m pagestat-over over || fail "cannot mount a tmpfs over a tmpfs"
+	on_teardown unmount "$PWD/over"
+	head -c $((8 * PAGE)) /dev/zero >over/t
+	local why='not walked: hidden under another mount at the same place' line hidden=-1 top=-1 i
+
+	run --separate-stderr pagestat --system --exclude='*'
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	# both rows, the hidden one first (the mount table's order), the
+	# note after its path; the mount over it has none
+	for ((i = 0; i < ${#lines[@]}; i++)); do
+		line=${lines[i]}
+		[[ $line == *" tmpfs "*" $PWD/over ($why)" ]] && hidden=$i
+		[[ $line == *" tmpfs "*" $PWD/over" ]] && top=$i
+	done
+	((hidden >= 0)) || fail "no row of the hidden tmpfs with its note: $output"
+	((top > hidden)) || fail "no row of the tmpfs over it, after it: $output"
+	assert_equal "$(grep -c -F "$PWD/over" <<<"$output")" 2
+	# the machine's own hidden mounts may make it "2 mounts"
+	[[ $stderr =~ hidden\ under\ others?\ at\ the\ same\ place\ not\ walked ]] ||
+		fail "no note on stderr: $stderr"
+	# -o +note: the note in its column, the path alone
+	run --separate-stderr pagestat --system --exclude='*' -o +note
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_line --regexp "^ .* tmpfs +$why +/.*/over\$"
+	[[ $output != *"($why)"* ]] || fail "the note twice: $output"
+	# JSON (a whole walk) and CSV: two rows of the place, the note in the
+	# hidden one's, which nothing reached; the one over it holds its file
+	run --separate-stderr pagestat --system --top 1 -J
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	jq -e --arg p "$PWD/over" --arg why "$why" '[.rows[] | select(.path == $p)]
+		| length == 2 and all(.type == "filesystem" and .fstype == "tmpfs")
+		and .[0].note == $why and .[0].cached == 0 and .[0].files == 0
+		and .[1].note == null and .[1].cached == 8 and .[1].files == 1' \
+		<<<"$output" >/dev/null ||
+		fail "not the two rows of $PWD/over: $(jq -c --arg p "$PWD/over" \
+			'.rows[] | select(.path == $p)' <<<"$output")"
+	run --separate-stderr pagestat --system --exclude='*' --csv
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_equal "$(grep -c -F -x "$PWD/over,filesystem,0,0,0,0,,0,0,0,0,0,0,0,0,0,,tmpfs,$why" <<<"$output")" 1
+	# Prometheus: the mount over it alone, a series repeated nowhere
+	run --separate-stderr pagestat --system --exclude='*' --format=prometheus
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_equal "$(grep -c -F "pagestat_cached_bytes{path=\"$PWD/over\",type=\"filesystem\"} " <<<"$output")" 1
+	assert_adds_up prometheus --system
+}
+
 @test "--system: the coverage of Cached + Buffers is between 85% and 110% here, and every format carries the kernel's figures" {
 	local attempt coverage found cached buffers blockdev
 	# the figures are read after the walk: another process's churn on a
