@@ -692,7 +692,9 @@ void options_parse(int argc, char **argv, struct options *opts)
 }
 
 /* --system: the file systems' type (before PATH in the table), and in
- * the other formats why one was not walked, after backing. */
+ * the other formats why one was not walked, after backing (the table
+ * puts that note after the path: a column would be empty on all but a
+ * few rows). */
 static void add_system_columns(struct options *opts, bool table)
 {
 	enum column_id *ids = opts->columns;

@@ -94,6 +94,10 @@ static void prom_row(struct sink *sink, const struct row *row)
 
 	if (row->error || sink->failed)
 		return; /* failures are counted in pagestat_errors */
+	/* --system: a file system not walked was not measured, and a hidden
+	 * one would repeat the series of the mount over it */
+	if (row->note)
+		return;
 	struct row rec = *row;
 	rec.path = NULL;
 	rec.segments = NULL;

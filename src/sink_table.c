@@ -24,6 +24,7 @@ struct table_state {
 	size_t held;
 	bool streaming;
 	bool any_row; /* else the header alone is not worth printing */
+	bool note_after_path; /* --system: a row's note in its PATH cell, no NOTE column */
 };
 
 /* Display width: code points, which is right for all but wide scripts. */
@@ -40,6 +41,33 @@ static void add_text(struct table_state *st, const char *s, size_t n)
 {
 	sb_reserve(&st->cells, n + 1); /* even for n = 0: data is not NULL */
 	sb_put(&st->cells, s, n);
+	sb_putc(&st->cells, '\0');
+}
+
+/* n bytes of s, terminal-safe, into the cell being built (no NUL). */
+static void put_safe(struct table_state *st, const char *s, size_t n)
+{
+	bool utf8 = esc_locale_utf8_for(s, n);
+	size_t need = esc_terminal(NULL, 0, s, n, utf8);
+
+	sb_reserve(&st->cells, need + 1);
+	esc_terminal(st->cells.data + st->cells.len, need + 1, s, n, utf8);
+	st->cells.len += need;
+}
+
+/* A text cell; --system's note on a file system that was not walked
+ * follows its path, in parentheses as mount(8) puts options. */
+static void add_text_cell(struct table_state *st, enum column_id id, const struct row *row)
+{
+	size_t len;
+	const char *text = column_text(id, row, &len);
+
+	put_safe(st, text, len);
+	if (id == COL_PATH && row->note && st->note_after_path) {
+		sb_puts(&st->cells, " (");
+		put_safe(st, row->note, strlen(row->note));
+		sb_putc(&st->cells, ')');
+	}
 	sb_putc(&st->cells, '\0');
 }
 
@@ -114,7 +142,7 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 {
 	struct table_state *st = sink->state;
 	char buf[FMT_BUFSIZE + 1]; /* a sign, for DELTA */
-	size_t n = 0, len;
+	size_t n = 0;
 	uint64_t value;
 
 	/* '-' for no value keeps a row without it (mincore's unknown
@@ -124,15 +152,9 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 		return;
 	}
 	switch (columns[id].kind) {
-	case KIND_TEXT: {
-		const char *text = column_text(id, row, &len);
-		bool utf8 = esc_locale_utf8_for(text, len);
-		size_t need = esc_terminal(NULL, 0, text, len, utf8);
-		sb_reserve(&st->cells, need + 1);
-		esc_terminal(st->cells.data + st->cells.len, need + 1, text, len, utf8);
-		st->cells.len += need + 1;
+	case KIND_TEXT:
+		add_text_cell(st, id, row);
 		return;
-	}
 	case KIND_SIZE:
 		column_value(id, row, &value);
 		n = format_bytes(sink, buf, value);
@@ -250,9 +272,11 @@ static void table_begin(struct sink *sink)
 	if (sink->cfg.time)
 		fprintf(sink->cfg.out, "%s%s\n", sink->cfg.later_sample ? "\n" : "",
 			sink->cfg.time);
+	st->note_after_path = true;
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
 		st->width[i] = fixed_width(sink, sink->cfg.columns[i]);
 		st->fixed[i] = st->width[i] != 0;
+		st->note_after_path &= sink->cfg.columns[i] != COL_NOTE;
 	}
 	if (!sink->cfg.headings)
 		return;

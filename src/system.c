@@ -1,5 +1,6 @@
 /* --system: every mounted file system that holds file pages, each once;
- * the files deleted but still open; the block devices' buffer cache. */
+ * the files deleted but still open, summed in a row of their own; the
+ * block devices' buffer cache. */
 #include <config.h>
 
 #include "system.h"
@@ -254,7 +255,7 @@ static void walk_mount(const struct walk_config *cfg, const struct mount *m, str
 }
 
 /* A file system's row with nothing counted: why it was not walked. */
-static void unwalked_row(const struct mount *m, struct report *out)
+static void unwalked_row(const struct mount *m, struct sink *sink, struct walk_result *result)
 {
 	struct pagecache_stat none = { .known = probe_known() };
 	struct row row = {
@@ -266,10 +267,32 @@ static void unwalked_row(const struct mount *m, struct report *out)
 		.note = m->use == MOUNT_OVERLAY ? "not walked: an overlay's pages are in its layers' files"
 			: m->use == MOUNT_HIDDEN
 				? "not walked: hidden under another mount at the same place"
-				: "not walked: a network or FUSE file system (name it as FILE)",
+				: "not walked: a network or FUSE file system; name it as FILE to inspect it",
 	};
-	if (!sink_row(out->sink, &row))
-		out->output_failed = true;
+	if (!sink_row(sink, &row))
+		result->output_failed = true;
+}
+
+/* The path of the row that sums the files no mount point leads to: in
+ * parentheses, as no mount point is. */
+static const char deleted_row[] = "(deleted and memfd files)";
+
+/* The files deleted but still open or mapped, memfds among them: their
+ * own rows, then one that sums them (type filesystem), so that the
+ * rows that are not files add up to the total. */
+static void deleted_files(const struct walk_config *cfg, struct sink *sink,
+			  struct walk_result *result, struct pid_unseen *unseen)
+{
+	struct walk_result r = { 0 };
+	struct report out = { .sink = sink, .quiet = cfg->quiet };
+
+	pid_run_deleted(cfg, sink, &r, unseen);
+	add_result(result, &r);
+	if (result->output_failed)
+		return;
+	report_sum_row(&out, deleted_row, sizeof deleted_row - 1, ROW_FILESYSTEM, r.total.files,
+		       r.errors, &r.total.stat);
+	result->output_failed |= out.output_failed;
 }
 
 /* The device node of m's device into path (and its stat): the source
@@ -362,13 +385,9 @@ static void blockdevs(const struct walk_config *cfg, struct sink *sink,
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
 	struct agg_sum total = { .stat.known = probe_known() };
 
-	for (size_t i = 0; i < nmounts && !out.output_failed; i++) {
-		const struct mount *m = &mounts[i];
-		if (m->use == MOUNT_WALK && major(m->dev) != 0)
-			blockdev_row(cfg, m, &out, &total);
-		else if (m->use == MOUNT_OVERLAY || m->use == MOUNT_REMOTE || m->use == MOUNT_HIDDEN)
-			unwalked_row(m, &out);
-	}
+	for (size_t i = 0; i < nmounts && !out.output_failed; i++)
+		if (mounts[i].use == MOUNT_WALK && major(mounts[i].dev) != 0)
+			blockdev_row(cfg, &mounts[i], &out, &total);
 	report_end(&out);
 	struct walk_result r = { .total = total, .errors = out.errors,
 				 .output_failed = out.output_failed };
@@ -445,16 +464,18 @@ void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_re
 		result->errors++;
 		return;
 	}
-	for (size_t i = 0; i < nmounts && !result->output_failed; i++)
-		if (mounts[i].use == MOUNT_WALK)
+	/* in the mount table's order, as df and findmnt list them */
+	for (size_t i = 0; i < nmounts && !result->output_failed; i++) {
+		enum mount_use use = mounts[i].use;
+		if (use == MOUNT_WALK)
 			walk_mount(cfg, &mounts[i], sink, result);
+		else if (use == MOUNT_OVERLAY || use == MOUNT_REMOTE || use == MOUNT_HIDDEN)
+			unwalked_row(&mounts[i], sink, result);
+	}
 
 	struct pid_unseen unseen = { 0 };
-	struct walk_result r = { 0 };
-	if (!result->output_failed) {
-		pid_run_deleted(cfg, sink, &r, &unseen);
-		add_result(result, &r);
-	}
+	if (!result->output_failed)
+		deleted_files(cfg, sink, result, &unseen);
 	if (!result->output_failed)
 		blockdevs(cfg, sink, result);
 	if (!cfg->quiet) {

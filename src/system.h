@@ -1,5 +1,6 @@
 /* --system: every mounted file system that holds file pages, each once;
- * the files deleted but still open; the block devices' buffer cache. */
+ * the files deleted but still open, summed in a row of their own; the
+ * block devices' buffer cache. */
 #ifndef PAGESTAT_SYSTEM_H
 #define PAGESTAT_SYSTEM_H
 
@@ -8,8 +9,11 @@
 
 /* Walks what --system covers (cfg as the options make it; the walk of
  * each file system adds -a and -x itself).  Rows: the files, then one
- * per file system (type filesystem), the block devices; the total sums
- * them.  The kernel's own figures are read at the end into *figures. */
+ * per file system (type filesystem; one not walked says why in its
+ * note), one more of that type, "(deleted and memfd files)", that sums
+ * the files no mount point leads to, and the block devices: these add
+ * up to the total.  The kernel's own figures are read at the end into
+ * *figures. */
 void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_result *result,
 		struct system_figures *figures);
 

@@ -25,18 +25,44 @@ rows() {
 	jq -r '.rows[] | "\(.path)|\(.type)|\(.fstype)|\(.cached)"' <<<"$output"
 }
 
+# The path of the row that sums the files no mount point leads to.
+DELETED_ROW='(deleted and memfd files)'
+
+# gone.bin, a file of 16 cached pages deleted while a process holds it
+# open (pcarrange, not make_cached: no name is left to put it back by),
+# and a memfd "pagestat-test" of 4 pages that a process holds; both with
+# an mtime in the future.  The processes are killed by the teardown.
+hold_deleted_and_memfd() {
+	pcarrange write gone.bin $((16 * PAGE))
+	pcarrange cache gone.bin 0 16
+	touch -d "$FUTURE" gone.bin
+	# removed once the process holds it (it opens it after the fork)
+	hold_open gone.bin
+	on_teardown kill "$HOLDER"
+	[[ -e /proc/$HOLDER/fd/3 ]] || fail "the holder of gone.bin did not start"
+	rm gone.bin
+	"$PYTHON3" -c '
+import os, sys, time
+fd = os.memfd_create("pagestat-test")
+os.write(fd, b"m" * (4 * int(sys.argv[1])))
+os.utime(fd, (4102444800, 4102444800))
+sys.stdout.write("ready\n"); sys.stdout.flush()
+time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
+	on_teardown kill "$!"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -s memfd.ready ]] && return 0
+		sleep 0.1
+	done
+	fail "the memfd's process did not start"
+}
+
 @test "--system: a cached file, a file deleted but held open, a memfd and a tmpfs file appear with their exact cached bytes; each file system once" {
 	# a fully cached file, 32 pages
 	make_cached cached.bin 32
 	touch -d "$FUTURE" cached.bin
-	# a file deleted while a process holds it open: 16 pages cached
-	# (pcarrange, not make_cached: no name is left to put it back by)
-	pcarrange write gone.bin $((16 * PAGE))
-	pcarrange cache gone.bin 0 16
-	touch -d "$FUTURE" gone.bin
-	sleep 600 <gone.bin 3>&- &
-	on_teardown kill "$!"
-	rm gone.bin
+	# a deleted file of 16 cached pages held open, a memfd of 4 pages
+	hold_deleted_and_memfd
 	# a tmpfs mount with a file of 8 pages (tmpfs pages are always cached)
 	mkdir shm
 	mount -t tmpfs -o size=4m pagestat-test shm || skip "cannot mount tmpfs here"
@@ -47,21 +73,6 @@ rows() {
 	mkdir bound
 	mount --bind "$PWD" bound || skip "cannot bind-mount here"
 	on_teardown unmount "$PWD/bound"
-	# a memfd of 4 pages that a process holds
-	"$PYTHON3" -c '
-import os, sys, time
-fd = os.memfd_create("pagestat-test")
-os.write(fd, b"m" * (4 * int(sys.argv[1])))
-os.utime(fd, (4102444800, 4102444800))
-sys.stdout.write("ready\n"); sys.stdout.flush()
-time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
-	MEMFD=$!
-	on_teardown kill "$MEMFD"
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -s memfd.ready ]] && break
-		sleep 0.1
-	done
 	# an overlay: a row that says it was not walked
 	local overlay=false
 	if grep -qw overlay /proc/filesystems; then
@@ -105,10 +116,112 @@ time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
 		grep -x -E 'proc|sysfs|cgroup2?|devpts|debugfs|tracefs|bpf|securityfs|configfs|mqueue' || true)
 	assert_equal "pseudo file systems with a row: $pseudo" "pseudo file systems with a row: "
 	[[ $listed != *"$PWD/p|"* ]] || fail "the proc mount got a row: $listed"
-	# the total holds the file systems' rows (and the deleted files)
-	jq -e '([.rows[] | select(.type == "filesystem" or .type == "blockdev") | .cached] | add)
-		as $fs | .total.cached >= $fs' <<<"$output" >/dev/null ||
-		fail "the total is less than its file systems: $(jq -c .total <<<"$output")"
+	# the deleted file and the memfd are in the row of their own, which
+	# with the file systems' and the block devices' adds up to the total
+	jq -e --arg d "$DELETED_ROW" --argjson n 20 '[.rows[] | select(.path == $d and
+		.type == "filesystem" and .cached >= $n and .files >= 2)] | length == 1' \
+		<<<"$output" >/dev/null || fail "no row '$DELETED_ROW' holding both: $listed"
+	assert_adds_up json --system
+}
+
+@test "--system: the deleted file and the memfd are in the row of deleted and memfd files with their exact cached bytes, and the rows that are not files add up to the total in the table, CSV, JSON and Prometheus" {
+	hold_deleted_and_memfd
+	local gone="$PWD/gone.bin (deleted)" memfd='/memfd:pagestat-test (deleted)' fmt
+
+	# --exclude='*' leaves the walks nothing (the deleted files are not
+	# walked): every file row is a deleted file, so all of those the row
+	# sums are listed, and adds_up.py checks that they add up to it
+	run --separate-stderr pagestat --system --exclude='*' --top 100000 -J
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_row "$gone" cached=16 cached_bytes=$((16 * PAGE)) files=1
+	assert_row "$memfd" cached=4 cached_bytes=$((4 * PAGE)) files=1
+	jq -e --arg d "$DELETED_ROW" '[.rows[] | select(.path == $d)] | length == 1 and
+		(.[0] | .type == "filesystem" and .fstype == null and .note == null)' \
+		<<<"$output" >/dev/null || fail "not one filesystem row '$DELETED_ROW': $output"
+	jq -e --arg d "$DELETED_ROW" '[.rows[] | select(.type == "file")] as $f
+		| [.rows[] | select(.path == $d)][0] as $row
+		| ($f | length) == $row.files and ([$f[].cached] | add) == $row.cached
+		and $row.cached >= 20' <<<"$output" >/dev/null ||
+		fail "'$DELETED_ROW' is not the sum of the deleted files: $output"
+	assert_adds_up json --system
+	# the table, in bytes: the same rows, and the same sums
+	run --separate-stderr pagestat --system --exclude='*' --top 100000 -b
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_line --regexp "^ *$((16 * PAGE)) +$((16 * PAGE)) +100\.0% .* - +/.*/gone\.bin \(deleted\)\$"
+	assert_line --regexp "^ *$((4 * PAGE)) +$((4 * PAGE)) +100\.0% .* - +/memfd:pagestat-test \(deleted\)\$"
+	assert_line --regexp "^ *[0-9]+ +[0-9]+ .* - +\(deleted and memfd files\)\$"
+	assert_adds_up table --system
+	run --separate-stderr pagestat --system --exclude='*' --top 100000 --csv
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_line --regexp '^\(deleted and memfd files\),filesystem,[0-9]'
+	assert_adds_up csv --system
+	run --separate-stderr pagestat --system --exclude='*' --top 100000 --format=prometheus
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_line --regexp '^pagestat_cached_bytes\{path="\(deleted and memfd files\)",type="filesystem"\} [0-9]+$'
+	assert_adds_up prometheus --system
+
+	# a whole walk of every file system: the rows that are not files
+	# still add up to the total, in every format
+	for fmt in json table csv prometheus; do
+		local args=(-J)
+		[[ $fmt == table ]] && args=(-b)
+		[[ $fmt == csv ]] && args=(--csv)
+		[[ $fmt == prometheus ]] && args=(--format=prometheus)
+		run --separate-stderr pagestat --system --top 5 "${args[@]}"
+		((status == 0 || status == 1)) || fail "$fmt: exit $status: $stderr"
+		assert_adds_up "$fmt" --system "the whole walk, $fmt"
+	done
+}
+
+@test "--system: a tmpfs hidden under another tmpfs at the same place says why in its row, in the table too, and Prometheus has one series for the place" {
+	mkdir over
+	mount -t tmpfs -o size=4m pagestat-hidden over || skip "cannot mount tmpfs here"
+	on_teardown unmount "$PWD/over"
+	head -c $((4 * PAGE)) /dev/zero >over/under
+	mount -t tmpfs -o size=4m pagestat-over over || fail "cannot mount a tmpfs over a tmpfs"
+	on_teardown unmount "$PWD/over"
+	head -c $((8 * PAGE)) /dev/zero >over/t
+	local why='not walked: hidden under another mount at the same place' line hidden=-1 top=-1 i
+
+	run --separate-stderr pagestat --system --exclude='*'
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	# both rows, the hidden one first (the mount table's order), the
+	# note after its path; the mount over it has none
+	for ((i = 0; i < ${#lines[@]}; i++)); do
+		line=${lines[i]}
+		[[ $line == *" tmpfs "*" $PWD/over ($why)" ]] && hidden=$i
+		[[ $line == *" tmpfs "*" $PWD/over" ]] && top=$i
+	done
+	((hidden >= 0)) || fail "no row of the hidden tmpfs with its note: $output"
+	((top > hidden)) || fail "no row of the tmpfs over it, after it: $output"
+	assert_equal "$(grep -c -F "$PWD/over" <<<"$output")" 2
+	# the machine's own hidden mounts may make it "2 mounts"
+	[[ $stderr =~ hidden\ under\ others?\ at\ the\ same\ place\ not\ walked ]] ||
+		fail "no note on stderr: $stderr"
+	# -o +note: the note in its column, the path alone
+	run --separate-stderr pagestat --system --exclude='*' -o +note
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_line --regexp "^ .* tmpfs +$why +/.*/over\$"
+	[[ $output != *"($why)"* ]] || fail "the note twice: $output"
+	# JSON (a whole walk) and CSV: two rows of the place, the note in the
+	# hidden one's, which nothing reached; the one over it holds its file
+	run --separate-stderr pagestat --system --top 1 -J
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	jq -e --arg p "$PWD/over" --arg why "$why" '[.rows[] | select(.path == $p)]
+		| length == 2 and all(.type == "filesystem" and .fstype == "tmpfs")
+		and .[0].note == $why and .[0].cached == 0 and .[0].files == 0
+		and .[1].note == null and .[1].cached == 8 and .[1].files == 1' \
+		<<<"$output" >/dev/null ||
+		fail "not the two rows of $PWD/over: $(jq -c --arg p "$PWD/over" \
+			'.rows[] | select(.path == $p)' <<<"$output")"
+	run --separate-stderr pagestat --system --exclude='*' --csv
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_equal "$(grep -c -F -x "$PWD/over,filesystem,0,0,0,0,,0,0,0,0,0,0,0,0,0,,tmpfs,$why" <<<"$output")" 1
+	# Prometheus: the mount over it alone, a series repeated nowhere
+	run --separate-stderr pagestat --system --exclude='*' --format=prometheus
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_equal "$(grep -c -F "pagestat_cached_bytes{path=\"$PWD/over\",type=\"filesystem\"} " <<<"$output")" 1
+	assert_adds_up prometheus --system
 }
 
 @test "--system: the coverage of Cached + Buffers is between 85% and 110% here, and every format carries the kernel's figures" {
