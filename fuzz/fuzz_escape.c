@@ -477,6 +477,11 @@ static FUZZ_ORACLE void check_terminal(const uint8_t *data, size_t size, bool ut
 	FUZZ_CHECK(same(&got, data, size));
 	free(got.data);
 
+	/* the table's width of it: ASCII counts its bytes; a character, never
+	 * more columns than bytes (a wide one takes three or four) */
+	size_t width = esc_display_width(full);
+	FUZZ_CHECK(utf8 ? width <= need : width == need);
+
 	/* truncated to a capacity from 1 to need + 1 that the input picks, in
 	 * an exact-size heap buffer so that AddressSanitizer sees overruns */
 	size_t cap = size ? (data[size - 1] + 7 * size) % (need + 1) + 1 : 1;

@@ -7,6 +7,7 @@
 #include <locale.h>
 #include <stdint.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "xalloc.h"
 
@@ -267,6 +268,37 @@ void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8)
 	fputs(text, out);
 	if (text != small)
 		free(text);
+}
+
+size_t esc_display_width(const char *s)
+{
+	const char *p = s;
+
+	while (*p && (unsigned char)*p < 0x80)
+		p++;
+	size_t width = (size_t)(p - s), left = strlen(p);
+	if (!left)
+		return width;
+	/* the table's cells hold such bytes only after the locale was read
+	 * (a UTF-8 one); asked again so that wcwidth is the user's */
+	(void)esc_locale_is_utf8();
+	mbstate_t state = { 0 };
+	while (left) {
+		wchar_t wc;
+		size_t len = mbrtowc(&wc, p, left, &state);
+		if (len == (size_t)-1 || len == (size_t)-2 || len == 0) {
+			/* as a terminal shows a stray byte: one column */
+			memset(&state, 0, sizeof state);
+			width++;
+			len = 1;
+		} else {
+			int w = wcwidth(wc);
+			width += w < 0 ? 1 : (size_t)w;
+		}
+		p += len;
+		left -= len;
+	}
+	return width;
 }
 
 bool esc_locale_utf8_for(const char *s, size_t n)

@@ -46,6 +46,13 @@ void esc_put_terminal(FILE *out, const char *s, size_t n, bool utf8);
 /* Whether the locale's character set (LC_CTYPE) is UTF-8. */
 bool esc_locale_is_utf8(void);
 
+/* The columns a terminal gives s, a string esc_terminal wrote: its length
+ * when it is ASCII (no locale is read); else the sum of each character's
+ * wcwidth(3) in the locale's character set (0 for a combining or
+ * zero-width character, 2 for a wide one), 1 for a character wcwidth
+ * does not know and for a byte the character set does not take. */
+size_t esc_display_width(const char *s);
+
 /* What esc_terminal needs of the locale for s: only a name with a byte
  * that is not ASCII asks it (an ASCII name is escaped alike in every
  * locale), so a run that shows only such names reads no locale file. */

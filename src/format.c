@@ -33,7 +33,9 @@ static size_t fmt_tenths(char buf[FMT_BUFSIZE], uint64_t tenths, const char *suf
 	return n + s;
 }
 
-size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes)
+/* fmt_human and fmt_rate: the same units and digits, rounded up or to
+ * the nearest. */
+static size_t human(char buf[FMT_BUFSIZE], uint64_t bytes, bool nearest)
 {
 	static const char units[] = "KMGTPE";
 
@@ -42,23 +44,36 @@ size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes)
 		memcpy(buf + n, "B", 2);
 		return n + 1;
 	}
-	/* The smallest unit that shows at most 1023 of it once rounded up,
-	 * so that no figure has more than four digits. */
+	/* The smallest unit that shows at most 1023 of it once rounded, so
+	 * that no figure has more than four digits: below 1023.5 of it when
+	 * rounded to the nearest (2047 << (10k - 1) fits for k <= 5). */
 	unsigned k = 1;
-	while (k < 6 && bytes > UINT64_C(1023) << (10 * k))
+	while (k < 6 && (nearest ? bytes >= UINT64_C(2047) << (10 * k - 1)
+				 : bytes > UINT64_C(1023) << (10 * k)))
 		k++;
 	unsigned shift = 10 * k;
 	uint64_t whole = bytes >> shift;
 	uint64_t rest = bytes & ((UINT64_C(1) << shift) - 1);
+	uint64_t unit = UINT64_C(1) << shift;
 	char suffix[2] = { units[k - 1], '\0' };
-	/* Rounded up, as du and ls do: a size never shows less than it is.
-	 * rest < 2^60, so rest * 10 + 2^shift cannot overflow. */
-	uint64_t tenths = whole * 10 + ((rest * 10 + (UINT64_C(1) << shift) - 1) >> shift);
+	/* Up, as du and ls do: a size never shows less than it is; else half
+	 * a tenth up.  rest < 2^60, so rest * 10 + unit cannot overflow. */
+	uint64_t tenths = whole * 10 + ((rest * 10 + (nearest ? unit / 2 : unit - 1)) >> shift);
 	if (tenths < 100)
 		return fmt_tenths(buf, tenths, suffix);
-	size_t n = fmt_u64(buf, whole + (rest != 0));
+	size_t n = fmt_u64(buf, whole + (nearest ? rest >= unit / 2 : rest != 0));
 	memcpy(buf + n, suffix, 2);
 	return n + 1;
+}
+
+size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes)
+{
+	return human(buf, bytes, false);
+}
+
+size_t fmt_rate(char buf[FMT_BUFSIZE], uint64_t bytes)
+{
+	return human(buf, bytes, true);
 }
 
 size_t fmt_percent(char buf[FMT_BUFSIZE], uint64_t part, uint64_t whole)

@@ -25,6 +25,12 @@ size_t fmt_u64(char buf[FMT_BUFSIZE], uint64_t v);
  * characters (FMT_HUMAN_MAX).  Returns the length. */
 size_t fmt_human(char buf[FMT_BUFSIZE], uint64_t bytes);
 
+/* A rate (bytes a second, without the "/s") in fmt_human's units and
+ * digits, as --rate takes them ("16M" is 16 MiB), but rounded to the
+ * nearest: it is a measure, and 16 MiB/s a hair over is "16M", not
+ * "17M".  Returns the length. */
+size_t fmt_rate(char buf[FMT_BUFSIZE], uint64_t bytes);
+
 /* 100 * part / whole with one decimal, truncated rather than rounded so
  * that "100.0" is printed only when every page is cached.  Returns 0 and
  * writes nothing when whole is 0 (the percentage is undefined). */

@@ -26,6 +26,8 @@ static struct {
 	bool warming;     /* a warm: bytes read of to_read is the meter */
 	uint64_t to_read; /* bytes, as the warm's first pass counted them */
 	uint64_t read;    /* bytes read so far, by every thread (atomic) */
+	uint64_t first_read; /* bytes of the first read (atomic) */
+	int64_t paced_from;  /* when it ended (atomic; 0: none yet) */
 } meter;
 
 /* Only the thread that started the meter draws it. */
@@ -60,39 +62,58 @@ void progress_start(enum progress_mode mode, bool table, uint64_t page_size)
 	meter.files = meter.cached_pages = 0;
 	meter.page_size = page_size;
 	meter.warming = false;
-	meter.read = 0;
+	meter.read = meter.first_read = 0;
+	meter.paced_from = 0;
 	drawer = true;
 	meter.start = meter.last = now_ns();
 	meter.first = meter.start + (mode == PROGRESS_ALWAYS ? 0 : delay_ns());
 }
 
-/* "read 1.2G of 4.0G, 180M/s, 17 s left" */
-static void draw_warm(double seconds)
+int progress_warm_text(char *buf, size_t cap, uint64_t read, uint64_t to_read, uint64_t paced,
+		       int64_t paced_ns)
 {
 	char done[FMT_BUFSIZE], total[FMT_BUFSIZE], speed[FMT_BUFSIZE];
-	uint64_t read = __atomic_load_n(&meter.read, __ATOMIC_RELAXED);
-	uint64_t rate = seconds > 0 ? (uint64_t)((double)read / seconds) : 0;
-	uint64_t left = meter.to_read > read ? meter.to_read - read : 0;
+	uint64_t rate = paced && paced_ns > 0
+				? (uint64_t)((unsigned __int128)paced * 1000000000u / (uint64_t)paced_ns)
+				: 0;
+	uint64_t left = to_read > read ? to_read - read : 0;
 
 	fmt_human(done, read);
-	fmt_human(total, meter.to_read);
-	fmt_human(speed, rate);
-	fprintf(stderr, "\r\033[Kpagestat: read %s of %s, %s/s", done, total, speed);
-	if (rate)
-		fprintf(stderr, ", %" PRIu64 " s left", (left + rate - 1) / rate);
+	fmt_human(total, to_read);
+	if (!rate)
+		return snprintf(buf, cap, "read %s of %s", done, total);
+	fmt_rate(speed, rate);
+	return snprintf(buf, cap, "read %s of %s, %s/s, %" PRIu64 " s left", done, total, speed,
+			(left + rate - 1) / rate);
+}
+
+/* The rate leaves out the first read, which --rate lets go at once: the
+ * rest came at the pace it sets, over the time since that read ended. */
+static void draw_warm(int64_t now)
+{
+	char line[128];
+	int64_t from = __atomic_load_n(&meter.paced_from, __ATOMIC_ACQUIRE);
+	uint64_t read = __atomic_load_n(&meter.read, __ATOMIC_RELAXED);
+	uint64_t first = __atomic_load_n(&meter.first_read, __ATOMIC_RELAXED);
+
+	if (!from)
+		first = read;
+	progress_warm_text(line, sizeof line, read, meter.to_read, read - first,
+			   from ? now - from : 0);
+	fprintf(stderr, "\r\033[Kpagestat: %s", line);
 }
 
 static void draw(int64_t now)
 {
 	char cached[FMT_BUFSIZE];
-	double seconds = (double)(now - meter.start) / 1e9;
 	if (meter.warming) {
-		draw_warm(seconds);
+		draw_warm(now);
 		(void)fflush(stderr);
 		meter.shown = true;
 		meter.last = now;
 		return;
 	}
+	double seconds = (double)(now - meter.start) / 1e9;
 	uint64_t rate = seconds > 0 ? (uint64_t)((double)meter.files / seconds) : 0;
 
 	fmt_human(cached, meter.cached_pages * meter.page_size);
@@ -130,7 +151,14 @@ void progress_to_read(uint64_t bytes)
 
 void progress_read(uint64_t bytes)
 {
+	uint64_t none = 0;
+
+	/* counted before paced_from is published, so that read >= first_read
+	 * wherever paced_from is seen */
 	__atomic_add_fetch(&meter.read, bytes, __ATOMIC_RELAXED);
+	if (bytes && __atomic_compare_exchange_n(&meter.first_read, &none, bytes, false,
+						 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		__atomic_store_n(&meter.paced_from, now_ns(), __ATOMIC_RELEASE);
 	tick();
 }
 

@@ -3,6 +3,7 @@
 #define PAGESTAT_PROGRESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum progress_mode {
@@ -26,6 +27,13 @@ void progress_to_read(uint64_t bytes);
 
 /* Bytes read by a warm (from any thread; drawn by the one that started). */
 void progress_read(uint64_t bytes);
+
+/* The meter of a warm, after "pagestat: ": "read 40M of 80M, 16M/s, 3 s
+ * left", read of to_read bytes.  The rate is paced bytes in paced_ns,
+ * written as fmt_rate does (the units of --rate, to the nearest); none
+ * while paced is 0.  Like snprintf: returns the length it needs. */
+int progress_warm_text(char *buf, size_t cap, uint64_t read, uint64_t to_read, uint64_t paced,
+		       int64_t paced_ns);
 
 /* Erase the meter (before a message on stderr); it comes back at the
  * next update. */

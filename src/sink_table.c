@@ -27,15 +27,6 @@ struct table_state {
 	bool note_after_path; /* --system: a row's note in its PATH cell, no NOTE column */
 };
 
-/* Display width: code points, which is right for all but wide scripts. */
-static size_t text_width(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		w += ((unsigned char)*s & 0xc0) != 0x80;
-	return w;
-}
-
 /* A cell of n bytes of s. */
 static void add_text(struct table_state *st, const char *s, size_t n)
 {
@@ -196,7 +187,7 @@ static const char *print_line(const struct sink *sink, const char *cells)
 
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
 		bool last = i + 1 == sink->cfg.ncolumns;
-		size_t w = text_width(cells);
+		size_t w = esc_display_width(cells);
 		size_t pad = st->width[i] > w ? st->width[i] - w : 0;
 		enum column_kind kind = columns[sink->cfg.columns[i]].kind;
 		bool left = kind == KIND_TEXT || kind == KIND_SEGMENTS || kind == KIND_EXTENTS;
@@ -243,7 +234,7 @@ static size_t fixed_width(const struct sink *sink, enum column_id id)
 static void widen(struct table_state *st, const struct sink *sink, const char *cells)
 {
 	for (size_t i = 0; i < sink->cfg.ncolumns; i++) {
-		size_t w = text_width(cells);
+		size_t w = esc_display_width(cells);
 		if (!st->fixed[i] && w > st->width[i])
 			st->width[i] = w;
 		cells += strlen(cells) + 1;

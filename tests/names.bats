@@ -225,6 +225,98 @@ with open(sys.argv[1], newline="", encoding="utf-8", errors="surrogateescape") a
 	[[ $output != *$'\xe2\x80\xae'* ]] || fail "a raw U+202E reached the table"
 }
 
+# Names of every display width: wide (CJK), a combining accent (e and
+# U+0301), a zero-width space, a stray byte, and ASCII of more characters
+# than the wide name but fewer columns (21 against 24).
+WIDE=日本語のファイル名.bin
+COMBINING=$'e\xcc\x81'
+ZERO_WIDTH=$'a\xe2\x80\x8bb'
+make_width_dir() {
+	mkdir n
+	make_cached "n/$WIDE" 1
+	make_cached "n/$COMBINING" 1
+	make_cached "n/$ZERO_WIDTH" 1
+	make_cached n/$'bad\xff' 1
+	make_cached n/ascii-18-chars-long 1
+}
+
+# aligned KINDS: $output is a table whose columns, one letter each in
+# KINDS, are left- (L) or right-aligned (R) and hold no space.  Prints
+# where a field starts (L) or ends (R) on another display column than
+# on the header, counted with Python's Unicode tables (wide and
+# full-width characters take two columns; combining and format
+# characters none); nothing when every column lines up.
+aligned() {
+	"$PYTHON3" -c '
+import sys, unicodedata
+def width(text):
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf")
+               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+kinds, lines = sys.argv[1], sys.stdin.read().splitlines()
+want = None
+for line in lines:
+    places, col, i = [], 0, 0
+    while i < len(line):
+        j = i
+        while j < len(line) and line[j] != " ":
+            j += 1
+        if j > i:
+            places.append((col, col + width(line[i:j])))
+        col += width(line[i:j]) + (j < len(line))
+        i = j + 1
+    if len(places) != len(kinds):
+        print("not", len(kinds), "fields:", line)
+        continue
+    at = [start if kind == "L" else end for kind, (start, end) in zip(kinds, places)]
+    if want is None:
+        want = at
+    elif at != want:
+        print("columns at", at, "not", want, ":", line)
+' "$1" <<<"$output"
+}
+
+@test "table (UTF-8 locale): wide, combining, zero-width and stray-byte names keep every column in line" {
+	locale -a | grep -qiE '^c\.utf-?8$' || skip "no C.UTF-8 locale"
+	make_width_dir
+	run -0 env LC_ALL=C.UTF-8 "$PAGESTAT" -a -o path,cached,percent n
+	# the names as they are (but the stray byte), so widths matter
+	assert_line --regexp "^n/$WIDE +4\.0K +100\.0%\$"
+	assert_line --regexp "^n/$COMBINING +4\.0K"
+	assert_line --regexp "^n/$ZERO_WIDTH +4\.0K"
+	assert_line --regexp '^n/bad\\xff +4\.0K'
+	run -0 aligned LRR
+	refute_output
+	# PATH before a column of numbers that are not all as wide
+	run -0 env LC_ALL=C.UTF-8 "$PAGESTAT" -a -b -o path,cached n
+	run -0 aligned LR
+	refute_output
+	# PATH between two columns: what follows it starts in one place
+	run -0 env LC_ALL=C.UTF-8 "$PAGESTAT" -a -o cached,path,files n
+	run -0 aligned RLR
+	refute_output
+	# the layout itself: the wide name is the widest, 2 + 9 * 2 + 4
+	# columns, and the others are padded to it
+	run -0 env LC_ALL=C.UTF-8 "$PAGESTAT" -a -n -o path,files n
+	assert_line "n/$WIDE 1"
+	assert_line "n/$COMBINING$(printf '%22s' '')1"
+	assert_line "n/$ZERO_WIDTH$(printf '%21s' '')1"
+	assert_line "n/ascii-18-chars-long    1"
+	assert_line "n$(printf '%24s' '')5"
+}
+
+@test "table (C locale): the same names, escaped, keep every column in line" {
+	make_width_dir
+	run -0 pagestat -a -o path,cached,percent n
+	assert_printable
+	assert_line --regexp '^n/\\xe6\\x97\\xa5.*\.bin +4\.0K +100\.0%$'
+	assert_line --regexp '^n/e\\xcc\\x81 +4\.0K'
+	run -0 aligned LRR
+	refute_output
+	run -0 pagestat -a -o cached,path,files n
+	run -0 aligned RLR
+	refute_output
+}
+
 @test "stderr: a missing name's newline and ESC are escaped in the message" {
 	run -1 --separate-stderr pagestat $'miss\ning' $'x\e[1m'
 	assert_equal "$stderr" "pagestat: cannot access 'miss\\ning': No such file or directory"$'\n'"pagestat: cannot access 'x\\x1b[1m': No such file or directory"

@@ -4,10 +4,11 @@
 usage: schema_check.py SCHEMA FILE...
 
 Each FILE holds what one run printed: one JSON document (-J), several
-(-J with -i, a document a line), or ndjson lines.  A document is checked
-against the schema's "document", an ndjson line against "row", "failure"
-or "total" as its shape says, so that a message says what is wrong
-rather than that nothing matched.
+(-J with -i, a document a line), or ndjson lines, never both.  Each value
+is judged by the whole schema, which tells a document, a row, a failure
+and the total apart by their keys; what is wrong is told by the
+definition that the value's shape says it is meant to meet ("document",
+"row", "failure" or "total"), rather than that nothing matched.
 A FILE that is not JSON at all (stderr mixed in) is counted, not judged.
 Exit status 1 when one FILE breaks the schema.
 """
@@ -60,6 +61,7 @@ def main():
     schema = json.load(open(sys.argv[1], encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     defs = schema["$defs"]
+    whole = Draft202012Validator(schema)
     kinds = {kind: Draft202012Validator({**defs[kind], "$defs": defs})
              for kind in ("document", "row", "failure", "total")}
     checked = skipped = bad = 0
@@ -70,14 +72,20 @@ def main():
             skipped += 1
             continue
         checked += 1
+        documents = sum(kind_of(value) == "document" for value in values)
+        if documents not in (0, len(values)):
+            bad += 1
+            print(f"{name}: documents and ndjson lines mixed")
+            continue
         for value in values:
+            if whole.is_valid(value):
+                continue
             kind = kind_of(value)
-            error = first_error(kinds[kind], value)
-            if error is not None:
-                bad += 1
-                where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-                print(f"{name}: {kind}: at {where}: {error.message[:300]}")
-                break
+            error = first_error(kinds[kind], value) or first_error(whole, value)
+            bad += 1
+            where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+            print(f"{name}: {kind}: at {where}: {error.message[:300]}")
+            break
     print(f"schema: {checked} outputs checked, {bad} invalid, {skipped} not JSON",
           flush=True)
     return 1 if bad else 0

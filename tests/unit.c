@@ -54,6 +54,7 @@ int main(void)
 	unit_columns();
 	unit_aggregate();
 	unit_rank();
+	unit_progress();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;
 }

@@ -25,5 +25,6 @@ void unit_strbuf(void);
 void unit_columns(void);
 void unit_aggregate(void);
 void unit_rank(void);
+void unit_progress(void);
 
 #endif

@@ -1,8 +1,10 @@
 /* Unit tests of escape.c: JSON, Prometheus, CSV, base64 and terminal escaping. */
 #include <config.h>
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -133,6 +135,41 @@ static void test_put_terminal(void)
 	unit_expect_written("put_terminal past the stack buffer", term_short, in, sizeof in, want);
 }
 
+static void expect_width(const char *what, const char *s, size_t want)
+{
+	size_t got = esc_display_width(s);
+	unit_check(got == want, "%s: width %zu, want %zu", what, got, want);
+}
+
+/* esc_display_width: ASCII in any locale, each character's columns in a
+ * UTF-8 one. */
+static void test_display_width(void)
+{
+	expect_width("width empty", "", 0);
+	expect_width("width ASCII", "PATH", 4);
+	expect_width("width an escape", "a\\xffb", 6);
+
+	/* the locale the program would read, first, so that C.UTF-8 stays */
+	(void)esc_locale_is_utf8();
+	char *was = strdup(setlocale(LC_CTYPE, NULL));
+	if (!setlocale(LC_CTYPE, "C.UTF-8")) {
+		printf("# esc_display_width in UTF-8 skipped: no C.UTF-8 locale\n");
+		free(was);
+		return;
+	}
+	expect_width("width wide (CJK)", "\xe6\x97\xa5\xe6\x9c\xac.bin", 8);
+	expect_width("width emoji", "\xf0\x9f\x98\x80", 2);
+	expect_width("width combining (e, U+0301)", "e\xcc\x81", 1);
+	expect_width("width zero-width space", "a\xe2\x80\x8b" "b", 2);
+	expect_width("width ASCII then wide", "n/\xe6\x97\xa5", 4);
+	expect_width("width a block of the bar", "\xe2\x96\x88\xc2\xb7", 2);
+	expect_width("width unassigned U+0378", "\xcd\xb8", 1);
+	expect_width("width stray byte", "a\xff", 2);
+	expect_width("width truncated sequence", "a\xe6\x97", 3);
+	setlocale(LC_CTYPE, was);
+	free(was);
+}
+
 void unit_escape(void)
 {
 	test_json();
@@ -141,4 +178,5 @@ void unit_escape(void)
 	test_csv();
 	test_terminal();
 	test_put_terminal();
+	test_display_width();
 }

@@ -63,6 +63,41 @@ static void test_human(void)
 	}
 }
 
+/* fmt_rate: fmt_human's units, rounded to the nearest. */
+static void test_rate(void)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *want;
+	} cases[] = {
+		{ 0, "0B" },
+		{ 1023, "1023B" },
+		{ 1024, "1.0K" },
+		{ 1075, "1.0K" },                         /* 1.0498K */
+		{ 1076, "1.1K" },                         /* 1.0508K */
+		{ UINT64_C(16) << 20, "16M" },            /* --rate=16M */
+		{ (UINT64_C(16) << 20) + (UINT64_C(1) << 14), "16M" }, /* a hair over */
+		{ (UINT64_C(33) << 19) - 1, "16M" },      /* 16.4999M */
+		{ UINT64_C(33) << 19, "17M" },            /* 16.5M: half up */
+		{ UINT64_C(100000000), "95M" },           /* --rate=100MB: 95.37 MiB */
+		{ 10433331, "9.9M" },                     /* 9.9499M */
+		{ 10433332, "10M" },                      /* 9.95M: 10.0, so whole */
+		{ 1048063, "1023K" },                     /* 1023.4990K */
+		{ 1048064, "1.0M" },                      /* 1023.5K: 1024K is 1.0M */
+		{ (UINT64_C(2047) << 49) - 1, "1023P" },
+		{ UINT64_C(2047) << 49, "1.0E" },         /* 1023.5P */
+		{ UINT64_MAX, "16E" },
+	};
+	char buf[FMT_BUFSIZE];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char what[64];
+		snprintf(what, sizeof what, "fmt_rate(%llu)", (unsigned long long)cases[i].bytes);
+		size_t n = fmt_rate(buf, cases[i].bytes);
+		unit_expect_str(what, buf, cases[i].want);
+		unit_check(n == strlen(buf) && n <= FMT_HUMAN_MAX, "%s: length %zu", what, n);
+	}
+}
+
 static void test_percent(void)
 {
 	char buf[FMT_BUFSIZE];
@@ -142,6 +177,7 @@ static void test_parse_size(void)
 void unit_format(void)
 {
 	test_human();
+	test_rate();
 	test_percent();
 	test_parse_size();
 }
