@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,16 +138,13 @@ FILE *outfile_open(const char *path)
 
 	/* no signal between the file's creation and temp_exists */
 	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	signals_ending(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	int fd = user_mkstempat(dir_fd, prefix, temp_name, sizeof temp_name);
 	int err = errno;
 	temp_exists = fd >= 0;
 	signals_on_death(remove_temp_dying);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	static bool at_exit;
 	if (!at_exit) /* exit() on running out of memory */
 		at_exit = atexit(remove_temp) == 0;
