@@ -264,6 +264,22 @@ EOF
 	assert_no_temp out
 }
 
+@test "FILE where no file can be created (/proc) or in a directory removed since: exit 3, said so, nothing done" {
+	run -3 --separate-stderr pagestat -J --output-file=/proc/self/comm tree
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file '/proc/self/comm' in '/proc/self': not a directory that can hold a new file (/proc is not a file system where files can be created)"
+	run -3 --separate-stderr pagestat -J --output-file=/proc/new.json tree
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file '/proc/new.json' in '/proc': not a directory that can hold a new file (/proc is not a file system where files can be created)"
+	[[ ! -e /proc/new.json ]] || fail "/proc/new.json is there"
+	mkdir gone
+	cd gone
+	rmdir ../gone
+	run -3 --separate-stderr pagestat -J --output-file=x.json ../tree
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file 'x.json' in '.': not a directory that can hold a new file (it was removed)"
+}
+
 @test "-i: each sample replaces FILE whole; --expect-cached not met still writes it" {
 	run -0 --separate-stderr pagestat -i 0.2 --count 3 -J --output-file=out/watch.json tree
 	refute_output
