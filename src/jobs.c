@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "tree.h"
 #include "xalloc.h"
 
 /*
@@ -42,6 +43,23 @@
  * same reason each worker has credentials of its own (caps_thread_own):
  * every open file holds a reference on its opener's.
  */
+
+/*
+ * Out of descriptors (ulimit -n), a file that -j 1 measures must not fail
+ * with more threads, nor the other way: the walk's thread would hold the
+ * workers' directories besides its own, and a worker's table has other
+ * descriptors than the walk's.  So the workers start only where every
+ * descriptor the walk may still take, with them as without, can be had:
+ * what comes out is then the same as -j 1's, where no file fails for want
+ * of one; elsewhere the walk is left alone, as with -j 1.
+ */
+
+/* A probe's at once: the file, an overlay's backing file and the mount
+ * table, or an action's reopening. */
+#define PROBE_FDS 4
+/* Beyond the tree's and a probe's, what a run may open while it walks
+ * (the Prometheus spool, the locale's files). */
+#define SPARE_FDS 16
 
 /* Slots in the ring, and at most this many bytes of -S segments in it. */
 #define RING_SLOTS 1024
@@ -201,6 +219,10 @@ static bool probe_slot(const struct jobs *jobs, struct slot *s, struct worker_di
 		return false;
 	ev->err = probe_path_at(dirfd, ev->accpath, &ev->id, ev->follow, jobs->cfg.probe,
 				ev->details, &ev->stat);
+	/* out of descriptors in a table of its own (a limit lowered since
+	 * the start, prlimit(1)): the walk's thread tries in its own */
+	if (own && own->own_table && ev->err == EMFILE)
+		return false;
 	keep_backing(s);
 	return true;
 }
@@ -262,10 +284,10 @@ static bool wait_for_work(struct jobs *jobs)
 
 /* A descriptor table of the worker's own, holding none of the walk's
  * descriptors but the pidfd (what the walk closes is closed): false
- * when the worker shares the walk's. */
+ * when it cannot be had. */
 static bool own_table(const struct jobs *jobs)
 {
-	if (jobs->pidfd < 0 || unshare(CLONE_FILES) != 0)
+	if (unshare(CLONE_FILES) != 0)
 		return false;
 	/* the standard streams stay: a copy of them holds nothing open */
 	if (jobs->pidfd > 3)
@@ -277,9 +299,13 @@ static bool own_table(const struct jobs *jobs)
 static void *worker(void *arg)
 {
 	struct jobs *jobs = arg;
-	struct worker_dir own = { 0, -1, own_table(jobs) };
+	struct worker_dir own = { 0, -1, jobs->pidfd >= 0 };
 	size_t first, count;
 
+	/* the descriptors it takes were not counted in the walk's table
+	 * (workers_that_fit): the others do its share */
+	if (own.own_table && !own_table(jobs))
+		return NULL;
 	(void)caps_thread_own(); /* failed: shared, as before, slower */
 
 	do {
@@ -512,6 +538,28 @@ static int walk_pidfd(void)
 #endif
 }
 
+/* How many of the workers wanted fit in the descriptor limit: 0 when
+ * the descriptors that the walk's thread may yet take, its own and the
+ * workers' directories (and, in a table they share, the workers'), are
+ * not all free now.  Counted by taking them. */
+static unsigned workers_that_fit(unsigned wanted, bool own_tables)
+{
+	size_t walk = TREE_FDS_MAX + PROBE_FDS + SPARE_FDS + DIRS_OPEN_MAX;
+	size_t each = own_tables ? 0 : 1 + PROBE_FDS; /* its directory and a probe's */
+	size_t most = walk + wanted * each;
+	int *fds = xcalloc(most, sizeof *fds);
+	size_t got = 0;
+
+	while (got < most && (fds[got] = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0)) >= 0)
+		got++;
+	for (size_t i = 0; i < got; i++)
+		close(fds[i]);
+	free(fds);
+	if (got < walk)
+		return 0;
+	return each ? (unsigned)((got - walk) / each) : wanted;
+}
+
 struct jobs *jobs_start(const struct jobs_config *cfg)
 {
 	struct jobs *jobs = xcalloc(1, sizeof *jobs);
@@ -527,9 +575,10 @@ struct jobs *jobs_start(const struct jobs_config *cfg)
 	/* answered once here, not raced for by the workers */
 	(void)caps_have_fowner();
 	jobs->pidfd = walk_pidfd();
+	unsigned workers = workers_that_fit(cfg->workers, jobs->pidfd >= 0);
 
 	jobs->threads = xcalloc(cfg->workers, sizeof *jobs->threads);
-	for (unsigned i = 0; i < cfg->workers; i++) {
+	for (unsigned i = 0; i < workers; i++) {
 		if (pthread_create(&jobs->threads[i], NULL, worker, jobs) != 0)
 			break;
 		jobs->nthreads++;

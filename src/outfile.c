@@ -6,10 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -96,14 +99,34 @@ bool outfile_check(const char *path, const char **expected)
 	return !*expected;
 }
 
-static void cannot_create(const char *path, int err)
+/* Why the directory dirfd holds no new file, when creating one there
+ * said ENOENT (it was opened just before: it exists, or did). */
+static const char *why_no_new_file(int dirfd)
+{
+	struct statfs fs;
+	struct stat st;
+
+	if (fstatfs(dirfd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
+		return "/proc is not a file system where files can be created";
+	if (fstat(dirfd, &st) == 0 && st.st_nlink == 0)
+		return "it was removed";
+	return strerror(ENOENT);
+}
+
+/* dirfd: FILE's directory, where the creation failed, or -1 when it
+ * could not be opened. */
+static void cannot_create(const char *path, int dirfd, int err)
 {
 	char *dir = dir_of(path);
 	msg("cannot create a temporary file for --output-file ");
 	msg_name_str(path);
 	msg_more(" in ");
 	msg_name_str(dir);
-	msg_more(": %s\n", strerror(err));
+	if (dirfd >= 0 && err == ENOENT)
+		msg_more(": not a directory that can hold a new file (%s)\n",
+			 why_no_new_file(dirfd));
+	else
+		msg_more(": %s\n", strerror(err));
 	free(dir);
 }
 
@@ -128,7 +151,7 @@ FILE *outfile_open(const char *path)
 	target_name = slash ? slash + 1 : path;
 	dir_fd = open_dir(path);
 	if (dir_fd < 0) {
-		cannot_create(path, errno);
+		cannot_create(path, -1, errno);
 		return NULL;
 	}
 	/* ".NAME." and six characters, within NAME_MAX: a long NAME is cut */
@@ -137,16 +160,13 @@ FILE *outfile_open(const char *path)
 
 	/* no signal between the file's creation and temp_exists */
 	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	signals_ending(&block);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	int fd = user_mkstempat(dir_fd, prefix, temp_name, sizeof temp_name);
 	int err = errno;
 	temp_exists = fd >= 0;
 	signals_on_death(remove_temp_dying);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	static bool at_exit;
 	if (!at_exit) /* exit() on running out of memory */
 		at_exit = atexit(remove_temp) == 0;
@@ -158,7 +178,7 @@ FILE *outfile_open(const char *path)
 			close(fd);
 			remove_temp();
 		}
-		cannot_create(path, err);
+		cannot_create(path, dir_fd, err);
 		close(dir_fd);
 		dir_fd = -1;
 	}

@@ -1,20 +1,51 @@
-/* SIGINT, SIGTERM and SIGHUP: how a run ends when one comes. */
+/* The signals that end a run: how it ends when one comes. */
 #include <config.h>
 
 #include "signals.h"
 
-#include <signal.h>
 #include <stddef.h>
+#include <unistd.h>
+
+/* Those whose default action ends the process, real-time ones aside:
+ * not the faults, SIGPROF or SIGPIPE (signals.h). */
+static const int ending[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ,
+	SIGVTALRM, SIGIO,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+};
 
 static bool watching;
 static volatile sig_atomic_t stop_signal;
 static void (*volatile cleanup_on_death)(void);
+/* The thread whose descriptor table and credentials the cleanup needs:
+ * a worker of -j has its own of each. */
+static pid_t handling_thread;
 
-static void on_signal(int sig)
+/* The kernel's SIGXFSZ for a write past the file size limit: sent to the
+ * writer by itself, as kill(2) would. */
+static bool own_write_too_large(int sig, const siginfo_t *info)
 {
+	return sig == SIGXFSZ && info->si_code == SI_USER && info->si_pid == getpid();
+}
+
+static void on_signal(int sig, siginfo_t *info, void *context)
+{
+	(void)context;
+	if (own_write_too_large(sig, info))
+		return; /* the write fails with EFBIG: a write error, exit 3 */
+	if (gettid() != handling_thread) {
+		(void)tgkill(getpid(), handling_thread, sig);
+		return;
+	}
 	/* the first asks a watch to end after its sample; a second (or
-	 * SIGHUP: no terminal left to show it) does not wait */
-	if (watching && !stop_signal && sig != SIGHUP) {
+	 * another signal: SIGHUP has no terminal left to show it) does not
+	 * wait */
+	if (watching && !stop_signal && (sig == SIGINT || sig == SIGTERM)) {
 		stop_signal = sig;
 		return;
 	}
@@ -26,25 +57,34 @@ static void on_signal(int sig)
 	(void)raise(sig);
 }
 
+void signals_ending(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++)
+		sigaddset(set, ending[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(set, sig);
+}
+
 void signals_catch(bool watch)
 {
-	static const int signals[] = { SIGHUP, SIGINT, SIGTERM };
 	/* no SA_RESTART would make a write to a slow pipe fail with EINTR;
 	 * the wait between samples (clock_nanosleep) is cut short anyway */
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_RESTART | SA_SIGINFO };
 
 	watching = watch;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
-		sigaddset(&sa.sa_mask, signals[i]);
-	for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+	handling_thread = gettid();
+	signals_ending(&sa.sa_mask);
+	for (int sig = 1; sig <= SIGRTMAX; sig++) {
+		if (!sigismember(&sa.sa_mask, sig))
+			continue;
 		/* an ignored signal stays ignored (nohup), but that a shell
 		 * script's background job ignores SIGINT must not make a
 		 * watch unstoppable by it */
 		struct sigaction was;
-		if ((watch && signals[i] != SIGHUP) ||
-		    (sigaction(signals[i], NULL, &was) == 0 && was.sa_handler != SIG_IGN))
-			sigaction(signals[i], &sa, NULL);
+		if ((watch && (sig == SIGINT || sig == SIGTERM)) ||
+		    (sigaction(sig, NULL, &was) == 0 && was.sa_handler != SIG_IGN))
+			sigaction(sig, &sa, NULL);
 	}
 }
 

@@ -22,6 +22,7 @@
  * entries are held instead (few, in such chains), and the directory is
  * opened again through ".." when the walk comes back. */
 #define LEVELS_HELD 64
+_Static_assert(TREE_FDS_MAX >= LEVELS_HELD + 1 + 2, "tree.h's TREE_FDS_MAX counts them");
 
 enum level_state {
 	LEVEL_PENDING, /* returned as TREE_D, not entered yet */

@@ -18,6 +18,11 @@
  * relative to dirfd.
  */
 
+/* The most descriptors a walk holds at once: those of the directories it
+ * keeps open, one more while it enters the next, two while it opens one
+ * again on its way back (tree.c). */
+#define TREE_FDS_MAX 67
+
 enum tree_info {
 	TREE_D,       /* a directory, before its entries */
 	TREE_DP,      /* a directory, after its entries (or not entered) */

@@ -274,6 +274,49 @@ threads() {
 	tree_script arrange tree >/dev/null
 }
 
+# "${FD_LIMIT[@]}" N ARG... runs ARG... with at most N descriptors open,
+# and none open but the standard ones (bats holds some: 3, 4, 10...).
+FD_LIMIT=(bash -c 'for fd in /proc/$$/fd/*; do fd=${fd##*/}; ((fd > 2)) && eval "exec $fd>&-"; done
+	ulimit -n "$0" && exec "$@"')
+
+@test "ulimit -n 5, 6, 8, 10: -j 8 and -j auto write what -j 1 writes (the same files fail, Too many open files)" {
+	local n
+	for n in 5 6 8 10; do
+		RUNNER=("${FD_LIMIT[@]}" "$n")
+		# 3,000 files 3 directories deep, and d07's deep branch
+		same_as_one_job 8 -a --csv tree/d00 tree/d01 tree/d07
+		# the limit is felt: -j 1 fails on files, or on directories
+		if ((n < 10)); then
+			grep -q 'Too many open files' errN || fail "ulimit -n $n: no file failed"
+			assert_equal "ulimit -n $n: status $(<statusN)" "ulimit -n $n: status 1"
+		fi
+		same_as_one_job auto -J tree/d00 tree/d01 tree/d07
+		same_as_one_job 2 -d 1 tree/d00 tree/d07 tree/d01
+	done
+	# 5: no file can be opened below a directory of an operand: the
+	# 2,001 names there (far-link too) but d00/s0/f000, counted as the
+	# link d00/link met before it
+	RUNNER=("${FD_LIMIT[@]}" 5)
+	same_as_one_job 8 -a --csv tree/d00 tree/d01
+	assert_equal "$(grep -c "^pagestat: cannot inspect 'tree/d0[01]/s[0-9]/[a-z0-9-]*': Too many open files\$" errN)" 2000
+	assert_equal "$(grep -c -v "^pagestat: cannot inspect" errN)" 0
+	assert_equal "$(grep -c "^tree/d00/link,file," outN)" 1
+	RUNNER=()
+}
+
+@test "-j under a small descriptor limit: no worker starts where the descriptors it may need are not all free" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	local asan=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+	local -a ps=(env ASAN_OPTIONS="$asan" "$PAGESTAT")
+	assert_equal "$(threads "ulimit -n 10" "${FD_LIMIT[@]}" 10 "${ps[@]}" -j 3 tree/d10)" 0
+	assert_equal "$(threads "ulimit -n 100" "${FD_LIMIT[@]}" 100 "${ps[@]}" -j 3 tree/d10)" 0
+	assert_equal "$(threads "ulimit -n 256" "${FD_LIMIT[@]}" 256 "${ps[@]}" -j 3 tree/d10)" 3
+	if (($(nproc) >= 2)); then
+		assert_equal "$(threads "auto, ulimit -n 10" "${FD_LIMIT[@]}" 10 "${ps[@]}" tree)" 0
+	fi
+}
+
 @test "-j output that cannot be written: exit 3, said once" {
 	run -3 --separate-stderr bash -c '"$PAGESTAT" -j 4 -a tree >/dev/full'
 	assert_equal "$stderr" "pagestat: write error: No space left on device"

@@ -141,22 +141,143 @@ without_cachestat() {
 	assert_equal "$(ls -A small)" p.prom
 }
 
-@test "SIGTERM during the walk: the temporary file is removed, FILE kept" {
-	"$PCARRANGE" tree big 100 1000 0
-	echo old >out/s.json
-	local pid status=0 tries=0
-	"$PAGESTAT" -a -J --output-file=out/s.json big 2>stderr &
+# Runs pagestat -a -J --output-file=out/s.json big (no core dumped),
+# sends SIGNAL to it once its temporary file is there, and sets STATUS.
+signal_during_walk() {
+	local sig=$1 pid tries=0
+	rm -f stderr
+	(ulimit -c 0 && exec "$PAGESTAT" -a -J --output-file=out/s.json big 2>stderr) &
 	pid=$!
 	# wait for the temporary file, then stop the run
 	until compgen -G 'out/.s.json.??????' >/dev/null; do
-		((++tries < 2000)) || { wait "$pid"; fail "no temporary file seen during the run"; }
+		((++tries < 2000)) || { wait "$pid"; fail "SIG$sig: no temporary file seen during the run"; }
 		sleep 0.005
 	done
-	kill -TERM "$pid"
-	wait "$pid" || status=$?
-	assert_equal "status $status" "status $((128 + 15))"
+	kill -"$sig" "$pid"
+	STATUS=0
+	wait "$pid" || STATUS=$?
+}
+
+@test "SIGTERM during the walk: the temporary file is removed, FILE kept" {
+	"$PCARRANGE" tree big 100 1000 0
+	echo old >out/s.json
+	signal_during_walk TERM
+	assert_equal "status $STATUS" "status $((128 + 15))"
 	assert_equal "$(cat out/s.json)" old
 	assert_no_temp out
+}
+
+@test "the other signals that end a run (SIGUSR1, SIGALRM, SIGXFSZ sent, SIGQUIT, real-time ones...): the temporary file is removed, death by the signal" {
+	"$PCARRANGE" tree big 100 1000 0
+	echo old >out/s.json
+	local sig
+	for sig in HUP INT USR1 USR2 ALRM VTALRM XCPU XFSZ QUIT IO PWR RTMIN RTMAX; do
+		signal_during_walk "$sig"
+		assert_equal "SIG$sig: status $STATUS" "SIG$sig: status $((128 + $(kill -l "$sig")))"
+		assert_equal "SIG$sig: $(cat out/s.json) $(cat stderr)" "SIG$sig: old "
+		assert_no_temp out
+	done
+}
+
+# Runs ARG... and, once a thread of it other than the first (a worker of
+# -j) and a file matching GLOB are there, sends SIGNAL to that thread
+# alone (tgkill(2), with the process stopped meanwhile so that neither
+# goes first); prints "sent" or "late" (the run ended first) and the
+# status as a shell gives it.  stderr goes to the file stderr.
+# usage: signal_worker SIGNAL GLOB ARG...
+signal_worker() {
+	"$PYTHON3" - "$@" <<'EOF'
+import ctypes, glob, os, signal, subprocess, sys, time
+sig, pattern, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+libc = ctypes.CDLL(None, use_errno=True)
+with open("stderr", "w") as err:
+    proc = subprocess.Popen(argv, stderr=err)
+sent = False
+deadline = time.monotonic() + 60
+while not sent and proc.poll() is None and time.monotonic() < deadline:
+    try:
+        workers = [int(t) for t in os.listdir("/proc/%d/task" % proc.pid) if int(t) != proc.pid]
+    except OSError:
+        workers = []
+    if not workers or not glob.glob(pattern):
+        time.sleep(0.0005)
+        continue
+    os.kill(proc.pid, signal.SIGSTOP)
+    # a thread that ended meanwhile is not there to be sent to
+    sent = glob.glob(pattern) != [] and libc.tgkill(proc.pid, workers[0], sig) == 0
+    os.kill(proc.pid, signal.SIGCONT)
+status = proc.wait()
+print("sent" if sent else "late", 128 - status if status < 0 else status)
+EOF
+}
+
+@test "SIGTERM sent to a worker thread of -j alone: the walking thread removes the temporary file, death by SIGTERM" {
+	"$PCARRANGE" tree big 100 1000 0
+	echo old >out/s.json
+	local runs=0 late=0
+	while ((runs < 3)); do
+		run -0 signal_worker 15 'out/.s.json.??????' "$PAGESTAT" -j 2 -a -J --output-file=out/s.json big
+		if [[ $output == late* ]]; then
+			((++late < 5)) || fail "the run kept ending before a worker could be sent SIGTERM"
+			echo old >out/s.json
+			continue
+		fi
+		assert_output "sent $((128 + 15))"
+		assert_equal "$(cat out/s.json) $(cat stderr)" "old "
+		assert_no_temp out
+		((++runs))
+	done
+}
+
+@test "ulimit -t: SIGXCPU ends the run, the temporary file removed, FILE kept" {
+	"$PCARRANGE" tree big 100 1000 0
+	echo old >out/c.prom
+	local status=0
+	# -l walks the tree each time it is named: 10 walks, seconds of CPU
+	(ulimit -c 0 && ulimit -S -t 1 &&
+		exec "$PAGESTAT" -l --format=prometheus --output-file=out/c.prom \
+			big big big big big big big big big big 2>stderr) || status=$?
+	assert_equal "status $status" "status $((128 + $(kill -l XCPU)))"
+	assert_equal "$(cat out/c.prom) $(cat stderr)" "old "
+	assert_no_temp out
+}
+
+@test "ulimit -f: a write past it is a write error (exit 3, File too large), the old FILE intact, no temporary file" {
+	"$PCARRANGE" tree big 2 1000 0
+	echo old >out/f.json
+	local status=0
+	# 8 KiB, where the rows of 2,000 files take some 600
+	(ulimit -c 0 && ulimit -f 8 &&
+		exec "$PAGESTAT" -a -J --output-file=out/f.json big >stdout 2>stderr) || status=$?
+	assert_equal "status $status" "status 3"
+	assert_equal "$(cat stdout)" ""
+	assert_equal "$(cat stderr)" "pagestat: write error: out/f.json: File too large"
+	assert_equal "$(cat out/f.json)" old
+	assert_no_temp out
+	# -i too: the first sample's write fails, and the run ends with it
+	status=0
+	(ulimit -c 0 && ulimit -f 8 &&
+		exec "$PAGESTAT" -i 0.1 -a -J --output-file=out/f.json big >stdout 2>stderr) || status=$?
+	assert_equal "-i: status $status" "-i: status 3"
+	assert_equal "$(cat stderr)" "pagestat: write error: out/f.json: File too large"
+	assert_equal "$(cat out/f.json)" old
+	assert_no_temp out
+}
+
+@test "FILE where no file can be created (/proc) or in a directory removed since: exit 3, said so, nothing done" {
+	run -3 --separate-stderr pagestat -J --output-file=/proc/self/comm tree
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file '/proc/self/comm' in '/proc/self': not a directory that can hold a new file (/proc is not a file system where files can be created)"
+	run -3 --separate-stderr pagestat -J --output-file=/proc/new.json tree
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file '/proc/new.json' in '/proc': not a directory that can hold a new file (/proc is not a file system where files can be created)"
+	[[ ! -e /proc/new.json ]] || fail "/proc/new.json is there"
+	mkdir gone
+	cd gone
+	rmdir ../gone
+	run -3 --separate-stderr pagestat -J --output-file=x.json ../tree
+	refute_output
+	assert_equal "$stderr" "pagestat: cannot create a temporary file for --output-file 'x.json' in '.': not a directory that can hold a new file (it was removed)"
 }
 
 @test "-i: each sample replaces FILE whole; --expect-cached not met still writes it" {
