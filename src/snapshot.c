@@ -14,17 +14,30 @@
 #include <unistd.h>
 
 #include "aggregate.h"
+#include "escape.h"
 #include "msg.h"
 #include "probe.h"
 #include "report.h"
 #include "userfile.h"
 #include "xalloc.h"
 
+/* The most read from a stream (a pipe, a device), which may never end:
+ * ndjson from one is copied to scratch space, a document held in memory. */
+#define STREAM_MAX ((uint64_t)1 << 30)
+#define STREAM_MAX_TEXT "1 GiB"
+
 struct snapshot {
 	const char *name; /* as given: "-" is standard input */
 	/* ndjson is read a line at a time, twice: from the file, or from a
-	 * scratch copy of a stream */
+	 * scratch copy of a stream, made while the stream is first read */
 	FILE *in;
+	FILE *copy;
+	bool stream;       /* in is not a regular file */
+	uint64_t streamed; /* bytes read from it */
+	bool begun;        /* its first byte that is not blank was seen */
+	/* read from in, not yet taken */
+	char buf[1 << 16];
+	size_t pos, end;
 	/* a JSON document is read whole; its "rows" */
 	json_t *doc;
 	json_t *rows;
@@ -55,32 +68,155 @@ struct cursor {
 	struct snapshot *snap;
 	char *line;
 	size_t cap;
+	size_t len;
 	unsigned long lineno;
 	size_t index;
+	bool pending; /* line is the next row's, read already */
+	size_t given; /* of line, to the document's parser */
+	bool told;    /* the parser was stopped by a message of ours */
 };
 
-/* "--warm-from 'FILE': line 3: " and the rest of the message. */
+/* "--warm-from 'FILE': line 3: " (unit and at, when at is not 0), what,
+ * and detail escaped for the terminal: it may come from the snapshot. */
+static void tell(const struct snapshot *snap, const char *unit, unsigned long at,
+		 const char *what, const char *detail)
+{
+	msg("--warm-from ");
+	msg_name_str(snap->name);
+	if (at)
+		msg_more(": %s %lu", unit, at);
+	msg_more(": %s", what);
+	esc_put_terminal(stderr, detail, strlen(detail), esc_locale_utf8_for(detail, strlen(detail)));
+	msg_more("\n");
+}
+
 static void tell_at(const struct cursor *c, const char *what, const char *detail)
 {
-	msg("--warm-from ");
-	msg_name_str(c->snap->name);
 	if (c->snap->doc)
-		msg_more(": row %zu: ", c->index);
+		tell(c->snap, "row", c->index, what, detail);
 	else
-		msg_more(": line %lu: ", c->lineno);
-	msg_more("%s%s\n", what, detail);
+		tell(c->snap, "line", c->lineno, what, detail);
 }
 
-static void tell_file(const char *name, const char *what, const char *detail)
+static void tell_file(const struct snapshot *snap, const char *what, const char *detail)
 {
-	msg("--warm-from ");
-	msg_name_str(name);
-	msg_more(": %s%s\n", what, detail);
+	tell(snap, "", 0, what, detail);
 }
 
-static bool blank(const char *s)
+static bool is_blank(int ch)
 {
-	return s[strspn(s, " \t\r\n")] == '\0';
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!is_blank((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* More of the input in snap->buf once it is all taken: 1, 0 at its end,
+ * -1 (told) on a read error, or a stream longer than a snapshot read
+ * from one may be.  read(2), not stdio: what a pipe or a terminal has
+ * is judged at once, not once 64 KiB came. */
+static int fill(struct snapshot *snap)
+{
+	ssize_t n;
+
+	if (snap->pos < snap->end)
+		return 1;
+	do
+		n = read(fileno(snap->in), snap->buf, sizeof snap->buf);
+	while (n < 0 && errno == EINTR);
+	snap->pos = 0;
+	snap->end = n > 0 ? (size_t)n : 0;
+	if (n < 0) {
+		tell_file(snap, "read error: ", strerror(errno));
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (snap->stream && (snap->streamed += (uint64_t)n) > STREAM_MAX) {
+		tell_file(snap, "more than " STREAM_MAX_TEXT " from a pipe or device: ",
+			  "save the snapshot in a file and name the file");
+		return -1;
+	}
+	return 1;
+}
+
+static unsigned long newlines(const char *p, size_t n)
+{
+	unsigned long count = 0;
+
+	for (const char *end = p + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		count++;
+	return count;
+}
+
+/* The next n bytes at p, which begin on line c->lineno: false (told)
+ * when they show that the input is no snapshot: a NUL byte, or a first
+ * byte that is not blank and begins no JSON. */
+static bool check_bytes(struct cursor *c, const char *p, size_t n)
+{
+	struct snapshot *snap = c->snap;
+	const char *nul = memchr(p, '\0', n);
+	size_t i = 0, before = nul ? (size_t)(nul - p) : n;
+
+	while (!snap->begun && i < before && is_blank((unsigned char)p[i]))
+		i++;
+	/* '[' too: JSON, told below as no document of pagestat's */
+	if (!snap->begun && i < before && p[i] != '{' && p[i] != '[') {
+		tell(snap, "line", c->lineno + newlines(p, i), "not JSON: not a snapshot, which "
+		     "is what pagestat -a -e --format=ndjson or -J writes", "");
+		return false;
+	}
+	snap->begun |= i < before;
+	if (nul) {
+		tell(snap, "line", c->lineno + newlines(p, before), "a NUL byte: not a snapshot, "
+		     "which is what pagestat -a -e --format=ndjson or -J writes", "");
+		return false;
+	}
+	return true;
+}
+
+/* The next line into c->line, its newline kept (and copied to the
+ * scratch copy when one is made): 1, 0 at the end, -1 when told. */
+static int read_line(struct cursor *c)
+{
+	struct snapshot *snap = c->snap;
+	int got;
+
+	c->len = 0;
+	c->lineno++;
+	while ((got = fill(snap)) > 0) {
+		const char *p = snap->buf + snap->pos;
+		const char *nl = memchr(p, '\n', snap->end - snap->pos);
+		size_t n = nl ? (size_t)(nl - p) + 1 : snap->end - snap->pos;
+		if (!check_bytes(c, p, n))
+			return -1;
+		if (!c->line || c->len + n + 1 > c->cap) {
+			c->cap = 2 * c->cap > c->len + n + 1 ? 2 * c->cap : c->len + n + 1;
+			c->line = xrealloc(c->line, c->cap);
+		}
+		memcpy(c->line + c->len, p, n);
+		c->len += n;
+		snap->pos += n;
+		if (nl)
+			break;
+	}
+	if (got < 0)
+		return -1;
+	if (c->len == 0) {
+		c->lineno--;
+		return 0;
+	}
+	c->line[c->len] = '\0';
+	if (snap->copy && fwrite(c->line, 1, c->len, snap->copy) != c->len) {
+		tell_file(snap, "cannot copy it to read it twice: ", strerror(errno));
+		return -1;
+	}
+	return 1;
 }
 
 /* The next row: 1, 0 at the end, -1 when it is not a JSON object (told). */
@@ -93,20 +229,16 @@ static int next_row(struct cursor *c, json_t **row)
 			return 0;
 		*row = json_incref(json_array_get(snap->rows, c->index++));
 	} else {
-		ssize_t n;
-		do {
-			n = getline(&c->line, &c->cap, snap->in);
-			if (n < 0) {
-				if (ferror(snap->in)) {
-					tell_file(snap->name, "read error: ", strerror(errno));
-					return -1;
-				}
-				return 0;
-			}
-			c->lineno++;
-		} while (blank(c->line));
+		int got = 1;
+		if (c->pending)
+			c->pending = false;
+		else
+			while ((got = read_line(c)) > 0 && blank(c->line, c->len))
+				;
+		if (got <= 0)
+			return got;
 		json_error_t err;
-		*row = json_loadb(c->line, (size_t)n, 0, &err);
+		*row = json_loadb(c->line, c->len, 0, &err);
 		if (!*row) {
 			tell_at(c, "not JSON: ", err.text);
 			return -1;
@@ -252,17 +384,93 @@ static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 	return 1;
 }
 
-/* A JSON document, the whole of it, read again from the start. */
-static bool read_document(struct snapshot *snap)
+/* For the document's parser: what read_start read of it, then the rest. */
+static size_t read_more(void *buffer, size_t size, void *data)
+{
+	struct cursor *c = data;
+	struct snapshot *snap = c->snap;
+	char *out = buffer;
+	size_t n = c->len - c->given < size ? c->len - c->given : size;
+
+	memcpy(out, c->line + c->given, n);
+	c->given += n;
+	c->lineno += newlines(out, n);
+	if (n == size)
+		return n;
+	int got = fill(snap);
+	if (got == 0)
+		return n;
+	const char *p = snap->buf + snap->pos;
+	size_t more = snap->end - snap->pos < size - n ? snap->end - snap->pos : size - n;
+	if (got < 0 || !check_bytes(c, p, more)) {
+		c->told = true;
+		return (size_t)-1;
+	}
+	memcpy(out + n, p, more);
+	c->lineno += newlines(p, more);
+	snap->pos += more;
+	return n + more;
+}
+
+/* A JSON document, the whole of it, from its first line in c->line. */
+static bool read_document(struct snapshot *snap, struct cursor *c)
 {
 	json_error_t err;
+	/* the blank lines before it, which the parser is not given */
+	unsigned long before = c->lineno - 1;
 
-	rewind(snap->in);
-	snap->doc = json_loadf(snap->in, 0, &err);
-	if (!snap->doc) {
-		msg("--warm-from ");
-		msg_name_str(snap->name);
-		msg_more(": line %d: not JSON: %s\n", err.line, err.text);
+	c->given = 0;
+	snap->doc = json_load_callback(read_more, c, 0, &err);
+	if (snap->doc)
+		return true;
+	if (!c->told)
+		tell(snap, "line", err.line > 0 ? (unsigned long)err.line + before : 0,
+		     "not JSON: ", err.text);
+	return false;
+}
+
+/* The document's own keys: its "rows", "extents" and "page_size". */
+static bool check_document(struct snapshot *snap)
+{
+	const char *extents = json_string_value(json_object_get(snap->doc, "extents"));
+	uint64_t page;
+
+	snap->rows = json_object_get(snap->doc, "rows");
+	if (!json_is_array(snap->rows)) {
+		tell_file(snap, "not a pagestat JSON document or ndjson: ", "no \"rows\"");
+		return false;
+	}
+	if (extents && strcmp(extents, "cached") != 0) {
+		tell_file(snap, "taken with --extents=missing: ",
+			  "a snapshot lists what was cached (-e)");
+		return false;
+	}
+	if (get_u64(snap->doc, "page_size", &page) && page > 0)
+		snap->page_size = page;
+	return true;
+}
+
+/* Scratch space for a stream's ndjson, which is read twice; what was
+ * read of it already (blank lines, then the line in c) goes in first. */
+static bool start_copy(struct snapshot *snap, const struct cursor *c)
+{
+	const char *dir = NULL;
+	int fd = user_scratch(&dir);
+	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
+
+	if (!f) {
+		int err = errno;
+		if (fd >= 0)
+			close(fd);
+		tell_file(snap, "cannot copy it to read it twice: a temporary file in $TMPDIR, "
+			  "/tmp or /var/tmp: ", strerror(err));
+		return false;
+	}
+	snap->copy = f;
+	for (unsigned long i = 1; i < c->lineno; i++)
+		putc('\n', f);
+	if (fwrite(c->line, 1, c->len, f) != c->len) {
+		tell_file(snap, "cannot copy it to read it twice: ", strerror(errno));
 		return false;
 	}
 	return true;
@@ -271,72 +479,49 @@ static bool read_document(struct snapshot *snap)
 /* Which of the two it is: ndjson (each line a row) or a document. */
 static bool read_start(struct snapshot *snap, struct cursor *c)
 {
-	ssize_t n;
+	int got;
 
-	while ((n = getline(&c->line, &c->cap, snap->in)) >= 0 && blank(c->line))
+	while ((got = read_line(c)) > 0 && blank(c->line, c->len))
 		;
-	if (n < 0) {
-		tell_file(snap->name, ferror(snap->in) ? "read error: " : "empty: ",
-			  ferror(snap->in) ? strerror(errno) : "no row to warm");
+	if (got < 0)
+		return false;
+	if (got == 0) {
+		tell_file(snap, "empty: ", "no row to warm");
 		return false;
 	}
-	json_t *first = json_loadb(c->line, (size_t)n, 0, NULL);
-	if (json_is_object(first) && !json_object_get(first, "rows")) {
-		json_decref(first); /* ndjson: read again by next_row */
-		rewind(snap->in);
+	json_t *first = json_loadb(c->line, c->len, 0, NULL);
+	bool ndjson = json_is_object(first) && !json_object_get(first, "rows");
+	json_decref(first);
+	if (ndjson) {
+		c->pending = true; /* read again by next_row */
+		return !snap->stream || start_copy(snap, c);
+	}
+	return read_document(snap, c) && check_document(snap);
+}
+
+/* After the rows were checked: ndjson is read again from its start (of
+ * the scratch copy, for a stream). */
+static bool read_again(struct snapshot *snap)
+{
+	if (snap->doc)
 		return true;
+	if (snap->copy) {
+		if (fflush(snap->copy) != 0) {
+			tell_file(snap, "cannot copy it to read it twice: ", strerror(errno));
+			return false;
+		}
+		if (snap->in != stdin)
+			fclose(snap->in);
+		snap->in = snap->copy;
+		snap->copy = NULL;
+		snap->stream = false;
 	}
-	if (first) {
-		snap->doc = first;
-	} else if (!read_document(snap)) {
-		return false;
-	}
-	snap->rows = json_object_get(snap->doc, "rows");
-	uint64_t page;
-	if (get_u64(snap->doc, "page_size", &page) && page > 0)
-		snap->page_size = page;
-	const char *extents = json_string_value(json_object_get(snap->doc, "extents"));
-	if (!json_is_array(snap->rows)) {
-		tell_file(snap->name, "not a pagestat JSON document or ndjson: ", "no \"rows\"");
-		return false;
-	}
-	if (extents && strcmp(extents, "cached") != 0) {
-		tell_file(snap->name, "taken with --extents=missing: ",
-			  "a snapshot lists what was cached (-e)");
+	snap->pos = snap->end = 0;
+	if (lseek(fileno(snap->in), 0, SEEK_SET) != 0) {
+		tell_file(snap, "cannot read it again from its start: ", strerror(errno));
 		return false;
 	}
 	return true;
-}
-
-/* A stream (a pipe, a terminal) cannot be read twice: it is copied to
- * scratch space first, which is read instead.  NULL when that fails (told). */
-static FILE *scratch_copy(FILE *in, const char *name)
-{
-	const char *dir = NULL;
-	int fd = user_scratch(&dir);
-	FILE *f = fd >= 0 ? fdopen(fd, "w+") : NULL;
-	char buf[1 << 16];
-	size_t n;
-
-	if (!f) {
-		int err = errno;
-		if (fd >= 0)
-			close(fd);
-		tell_file(name, "cannot copy it to read it twice: a temporary file in $TMPDIR, "
-			  "/tmp or /var/tmp: ", strerror(err));
-		return NULL;
-	}
-	while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-		if (fwrite(buf, 1, n, f) != n)
-			break;
-	if (ferror(in) || ferror(f) || fflush(f) != 0) {
-		tell_file(name, ferror(in) ? "read error: " : "cannot copy it to read it twice: ",
-			  strerror(errno));
-		fclose(f);
-		return NULL;
-	}
-	rewind(f);
-	return f;
 }
 
 /* Every row checked: false when one is wrong (told). */
@@ -357,9 +542,7 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 	}
 	if (got < 0)
 		return false;
-	if (!c->snap->doc)
-		rewind(c->snap->in);
-	return true;
+	return read_again(c->snap);
 }
 
 struct snapshot *snapshot_open(const char *file, uint64_t *listed)
@@ -378,13 +561,9 @@ struct snapshot *snapshot_open(const char *file, uint64_t *listed)
 		free(snap);
 		return NULL;
 	}
-	if (fstat(fileno(snap->in), &st) != 0 || !S_ISREG(st.st_mode)) {
-		FILE *copy = scratch_copy(snap->in, file);
-		if (snap->in != stdin)
-			fclose(snap->in);
-		snap->in = copy;
-	}
-	bool ok = snap->in && read_start(snap, &c) && check_all(&c, listed);
+	/* a pipe, a terminal or a device: it may never end */
+	snap->stream = fstat(fileno(snap->in), &st) != 0 || !S_ISREG(st.st_mode);
+	bool ok = read_start(snap, &c) && check_all(&c, listed);
 	free(c.line);
 	if (!ok) {
 		snapshot_free(snap);
@@ -491,6 +670,8 @@ void snapshot_free(struct snapshot *snap)
 		return;
 	if (snap->in && snap->in != stdin)
 		fclose(snap->in);
+	if (snap->copy)
+		fclose(snap->copy);
 	json_decref(snap->doc);
 	free(snap->path);
 	free(snap->ext);
