@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,22 +303,34 @@ static bool decode_base64(struct snapshot *snap, const char *in, size_t n, size_
 	return true;
 }
 
-/* The row's path: path_base64's exact bytes when it has them. */
-static const char *row_path(struct snapshot *snap, const json_t *row, size_t *len)
+/* The row's path: path_base64's exact bytes when it has them.  NULL,
+ * with what is wrong in *bad, when it has none. */
+static const char *row_path(struct snapshot *snap, const json_t *row, size_t *len,
+			    const char **bad)
 {
 	const json_t *b64 = json_object_get(row, "path_base64");
-	if (json_is_string(b64))
-		return decode_base64(snap, json_string_value(b64), json_string_length(b64), len)
-			       ? snap->path : NULL;
 	const json_t *path = json_object_get(row, "path");
-	if (!json_is_string(path))
+
+	if (json_is_string(b64) &&
+	    decode_base64(snap, json_string_value(b64), json_string_length(b64), len)) {
+		/* the name would end there: another file's */
+		if (!memchr(snap->path, '\0', *len))
+			return snap->path;
+		*bad = "a \"path_base64\" with a NUL byte, which no file name holds";
 		return NULL;
-	*len = json_string_length(path);
-	return json_string_value(path);
+	}
+	if (!json_is_string(b64) && json_is_string(path)) {
+		*len = json_string_length(path);
+		return json_string_value(path);
+	}
+	*bad = "a file row without a \"path\" (or a valid \"path_base64\")";
+	return NULL;
 }
 
-/* The extents of a row into snap->ext: byte ranges in order, apart. */
-static const char *row_extents(struct snapshot *snap, const json_t *list, struct snap_file *f)
+/* The extents of a row into snap->ext: byte ranges in order, apart.
+ * NULL, or what is wrong (in why, when it needs numbers). */
+static const char *row_extents(struct snapshot *snap, const json_t *list, struct snap_file *f,
+			       char *why, size_t size)
 {
 	if (!json_is_array(list))
 		return "a file row without \"extents\": take the snapshot with -e";
@@ -331,15 +344,35 @@ static const char *row_extents(struct snapshot *snap, const json_t *list, struct
 		if (!get_u64(e, "offset", &offset) || !get_u64(e, "length", &length) ||
 		    length == 0 || offset > UINT64_MAX - length)
 			return "an extent without a whole \"offset\" and \"length\" above 0";
-		if (offset < end)
-			return "extents out of order or overlapping";
+		if (offset < end) {
+			snprintf(why, size, "extents out of order or overlapping: extent %zu "
+				 "begins before the end of extent %zu", i + 1, i);
+			return why;
+		}
 		end = offset + length;
 		if (f->nextents == snap->ext_cap) {
 			snap->ext_cap = snap->ext_cap ? 2 * snap->ext_cap : 16;
 			snap->ext = xrealloc(snap->ext, snap->ext_cap * sizeof *snap->ext);
 		}
 		snap->ext[f->nextents++] = (struct extent){ offset, length };
+		/* no overflow: the extents are apart, below UINT64_MAX */
 		f->bytes += length;
+	}
+	return NULL;
+}
+
+/* The first extent of f past the end of its file: NULL, or what is wrong in why. */
+static const char *past_end(const struct snapshot *snap, const struct snap_file *f, char *why,
+			    size_t size)
+{
+	for (size_t i = 0; i < f->nextents; i++) {
+		const struct extent *e = &snap->ext[i];
+		if (e->offset + e->length > f->file_size) {
+			snprintf(why, size, "extent %zu, offset %" PRIu64 " length %" PRIu64
+				 ", ends past the file's \"file_size\" of %" PRIu64,
+				 i + 1, e->offset, e->length, f->file_size);
+			return why;
+		}
 	}
 	return NULL;
 }
@@ -356,31 +389,45 @@ static uint64_t extent_pages(const struct snapshot *snap, const struct snap_file
 	return pages;
 }
 
+/* A file's row into f: NULL, or what is wrong with it (in why, when it
+ * needs numbers). */
+static const char *file_row(struct snapshot *snap, const json_t *row, struct snap_file *f,
+			    char *why, size_t size)
+{
+	const char *bad = NULL;
+
+	if (!(f->path = row_path(snap, row, &f->len, &bad)))
+		return bad;
+	if ((bad = row_extents(snap, json_object_get(row, "extents"), f, why, size)))
+		return bad;
+	if (!get_u64(row, "inode", &f->inode) || !get_u64(row, "file_size", &f->file_size) ||
+	    !get_u64(row, "mtime", &f->mtime) || !get_u64(row, "mtime_nsec", &f->mtime_nsec))
+		return "a file row without \"inode\", \"file_size\", \"mtime\" and "
+		       "\"mtime_nsec\": take the snapshot with this pagestat's -e";
+	return past_end(snap, f, why, size);
+}
+
 /* A row read: 1, a file to warm, in f; 0, a row that names none (a
  * directory's, the total, a failure); -1, not a snapshot's row (told). */
 static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 {
+	struct snapshot *snap = c->snap;
 	const char *type = json_string_value(json_object_get(row, "type"));
-	const char *bad = NULL;
+	const char *bad;
+	char why[200];
 
 	if (!type)
 		bad = "a row without \"type\": not what pagestat -a -e writes";
 	else if (strcmp(type, "file") != 0 || json_object_get(row, "error"))
 		return 0;
-	else if (!(f->path = row_path(c->snap, row, &f->len)))
-		bad = "a file row without a \"path\" (or a valid \"path_base64\")";
-	else if ((bad = row_extents(c->snap, json_object_get(row, "extents"), f)))
-		;
-	else if (!get_u64(row, "inode", &f->inode) || !get_u64(row, "file_size", &f->file_size) ||
-		 !get_u64(row, "mtime", &f->mtime) || !get_u64(row, "mtime_nsec", &f->mtime_nsec))
-		bad = "a file row without \"inode\", \"file_size\", \"mtime\" and "
-		      "\"mtime_nsec\": take the snapshot with this pagestat's -e";
+	else
+		bad = file_row(snap, row, f, why, sizeof why);
 	if (bad) {
 		tell_at(c, bad, "");
 		return -1;
 	}
 	uint64_t cached;
-	f->mismatch = get_u64(row, "cached", &cached) && cached != extent_pages(c->snap, f);
+	f->mismatch = get_u64(row, "cached", &cached) && cached != extent_pages(snap, f);
 	return 1;
 }
 
@@ -524,7 +571,8 @@ static bool read_again(struct snapshot *snap)
 	return true;
 }
 
-/* Every row checked: false when one is wrong (told). */
+/* Every row checked: false when one is wrong (told).  *listed: the bytes
+ * of every file's extents. */
 static bool check_all(struct cursor *c, uint64_t *listed)
 {
 	json_t *row;
@@ -537,8 +585,14 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 		json_decref(row);
 		if (kind < 0)
 			return false;
-		if (kind > 0)
-			*listed += f.bytes;
+		if (kind == 0)
+			continue;
+		if (*listed > UINT64_MAX - f.bytes) {
+			tell_at(c, "the extents of the rows up to this one add up to more than "
+				"16 EiB: not a snapshot of real files", "");
+			return false;
+		}
+		*listed += f.bytes;
 	}
 	if (got < 0)
 		return false;

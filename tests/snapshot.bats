@@ -54,6 +54,12 @@ capped() {
 	timeout 60 bash -c 'ulimit -f 65536 && exec "$@"' capped "$PAGESTAT" "$@"
 }
 
+# The line of cold in snap.ndjson, with SED applied to it.
+cold_row() {
+	grep '"path":"cold"' snap.ndjson | sed "$1"
+}
+
+INT63=9223372036854775807
 NOT_A_SNAPSHOT="not a snapshot, which is what pagestat -a -e --format=ndjson or -J writes"
 
 # ---- input that cannot be a snapshot --------------------------------------
@@ -116,4 +122,57 @@ NOT_A_SNAPSHOT="not a snapshot, which is what pagestat -a -e --format=ndjson or 
 	refused "--warm-from 'esc.json': line 2: not JSON: invalid escape near '\"\\\\\\x1b'" -- --warm-from=esc.json
 	[[ $stderr != *"$esc"* ]] || fail "a raw ESC on stderr: $(od -c <<<"$stderr")"
 	assert_nothing_warmed
+}
+
+# ---- rows checked before anything is warmed -------------------------------
+
+@test "--warm-from: an extent past the file's end, or overlapping another, is refused (exit 2), its line or row; nothing warmed" {
+	make_files
+	# hot's extents add up to 2^64 - 2: the sum with cold's would wrap
+	{ cold_row ''; grep '"path":"hot"' snap.ndjson |
+		sed "s/\"extents\":.*/\"extents\":[{\"offset\":0,\"length\":$INT63},{\"offset\":$INT63,\"length\":$INT63}]}/"; } >huge.ndjson
+	refused "--warm-from 'huge.ndjson': line 2: extent 1, offset 0 length $INT63, ends past the file's \"file_size\" of $((8 * PAGE))" -- --warm-from=huge.ndjson
+	assert_nothing_warmed
+	# one byte past the end
+	cold_row "s/\"extents\":.*/\"extents\":[{\"offset\":$PAGE,\"length\":$((7 * PAGE + 1))}]}/" >past.ndjson
+	refused "--warm-from 'past.ndjson': line 1: extent 1, offset $PAGE length $((7 * PAGE + 1)), ends past the file's \"file_size\" of $((8 * PAGE))" -- --warm-from=past.ndjson
+	# up to the end is fine (7 pages: "cached" says so, else it is skipped)
+	cold_row "s/\"cached\":8,/\"cached\":7,/; s/\"extents\":.*/\"extents\":[{\"offset\":$PAGE,\"length\":$((7 * PAGE))}]}/" >end.ndjson
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=end.ndjson
+	assert_row cold read=7
+	assert_cache cold 1 7
+	pcarrange drop cold
+	# a document: the row
+	command "$JQ" --argjson p "$PAGE" '.rows[0].extents = [{offset: 0, length: (2 * $p)}, {offset: $p, length: $p}]' snap.json >overlap.json
+	refused "--warm-from 'overlap.json': row 1: extents out of order or overlapping: extent 2 begins before the end of extent 1" -- --warm-from=overlap.json
+	command "$JQ" --argjson p "$PAGE" '.rows[0].extents = [{offset: (8 * $p), length: 1}]' snap.json >past.json
+	refused "--warm-from 'past.json': row 1: extent 1, offset $((8 * PAGE)) length 1, ends past the file's \"file_size\"" -- --warm-from=past.json
+	assert_nothing_warmed
+}
+
+@test "--warm-from: rows whose extents add up to more than 2^64 bytes are refused (exit 2), not wrapped past the MemAvailable guard" {
+	make_files
+	# rows for hot with a size it does not have: each would be skipped
+	# as changed, but their sum, with cold's, wraps to little (no
+	# "cached": no count for their extents to be checked against)
+	{
+		cold_row "s/\"file_size\":[0-9]*/\"file_size\":$INT63/; s/\"extents\":.*/\"extents\":[{\"offset\":0,\"length\":$INT63}]}/; s/\"cold\"/\"hot\"/; s/\"cached\":8,//"
+		cold_row "s/\"file_size\":[0-9]*/\"file_size\":$INT63/; s/\"extents\":.*/\"extents\":[{\"offset\":0,\"length\":$INT63}]}/; s/\"cold\"/\"hot\"/; s/\"cached\":8,//"
+		cold_row "s/\"file_size\":[0-9]*/\"file_size\":2/; s/\"extents\":.*/\"extents\":[{\"offset\":0,\"length\":2}]}/; s/\"cold\"/\"hot\"/; s/\"cached\":8,//"
+		cold_row ''
+	} >wrap.ndjson
+	refused "--warm-from 'wrap.ndjson': line 3: the extents of the rows up to this one add up to more than 16 EiB" -- --warm-from=wrap.ndjson
+	assert_nothing_warmed
+}
+
+@test "--warm-from: a path_base64 that decodes to a name with a NUL byte is refused (exit 2), not cut short" {
+	make_files
+	# "cold\0junk": cut at the NUL it would name cold
+	cold_row "s/\"path\":\"cold\"/\"path\":\"cold\",\"path_base64\":\"$(printf 'cold\0junk' | base64)\"/" >nul.ndjson
+	refused "--warm-from 'nul.ndjson': line 1: a \"path_base64\" with a NUL byte, which no file name holds" -- --warm-from=nul.ndjson
+	assert_nothing_warmed
+	# the name alone is fine
+	cold_row "s/\"path\":\"cold\"/\"path\":\"cold\",\"path_base64\":\"$(printf 'cold' | base64)\"/" >b64.ndjson
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=b64.ndjson
+	assert_row cold read=8
 }
