@@ -55,6 +55,8 @@ struct snapshot {
 struct snap_file {
 	const char *path;
 	size_t len;
+	/* false: the four are null (its taker could not stat the file) */
+	bool identity;
 	uint64_t inode, file_size, mtime, mtime_nsec;
 	size_t nextents; /* in snap->ext */
 	uint64_t bytes;  /* of the extents */
@@ -361,6 +363,24 @@ static const char *row_extents(struct snapshot *snap, const json_t *list, struct
 	return NULL;
 }
 
+/* The row's inode, file_size, mtime and mtime_nsec into f: false when
+ * they are not all whole numbers, or all null (f->identity false). */
+static bool row_identity(const json_t *row, struct snap_file *f)
+{
+	static const char *const keys[] = { "inode", "file_size", "mtime", "mtime_nsec" };
+	uint64_t *values[] = { &f->inode, &f->file_size, &f->mtime, &f->mtime_nsec };
+	size_t nulls = 0;
+
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		if (json_is_null(json_object_get(row, keys[i])))
+			nulls++;
+		else if (!get_u64(row, keys[i], values[i]))
+			return false;
+	}
+	f->identity = nulls == 0;
+	return nulls == 0 || nulls == sizeof keys / sizeof *keys;
+}
+
 /* The first extent of f past the end of its file: NULL, or what is wrong in why. */
 static const char *past_end(const struct snapshot *snap, const struct snap_file *f, char *why,
 			    size_t size)
@@ -400,11 +420,10 @@ static const char *file_row(struct snapshot *snap, const json_t *row, struct sna
 		return bad;
 	if ((bad = row_extents(snap, json_object_get(row, "extents"), f, why, size)))
 		return bad;
-	if (!get_u64(row, "inode", &f->inode) || !get_u64(row, "file_size", &f->file_size) ||
-	    !get_u64(row, "mtime", &f->mtime) || !get_u64(row, "mtime_nsec", &f->mtime_nsec))
+	if (!row_identity(row, f))
 		return "a file row without \"inode\", \"file_size\", \"mtime\" and "
 		       "\"mtime_nsec\": take the snapshot with this pagestat's -e";
-	return past_end(snap, f, why, size);
+	return f->identity ? past_end(snap, f, why, size) : NULL;
 }
 
 /* A row read: 1, a file to warm, in f; 0, a row that names none (a
@@ -416,9 +435,12 @@ static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 	const char *bad;
 	char why[200];
 
+	/* a failure's row: "type" is null when the operand was not there */
+	if (json_object_get(row, "error") || json_object_get(row, "errno"))
+		return 0;
 	if (!type)
 		bad = "a row without \"type\": not what pagestat -a -e writes";
-	else if (strcmp(type, "file") != 0 || json_object_get(row, "error"))
+	else if (strcmp(type, "file") != 0)
 		return 0;
 	else
 		bad = file_row(snap, row, f, why, sizeof why);
@@ -649,6 +671,14 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	struct stat st;
 	const char *why = NULL;
 
+	if (!f->identity) {
+		if (!out->quiet) {
+			report_say("", f->path, f->len);
+			msg_more(": no inode, size or mtime in the snapshot (whoever took it could "
+				 "not stat the file), so a change cannot be told: skipped\n");
+		}
+		return;
+	}
 	/* what was named at the snapshot, a link named as FILE included */
 	if (f->mismatch) {
 		if (!out->quiet) {

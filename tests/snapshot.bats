@@ -176,3 +176,50 @@ NOT_A_SNAPSHOT="not a snapshot, which is what pagestat -a -e --format=ndjson or 
 	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=b64.ndjson
 	assert_row cold read=8
 }
+
+# ---- what pagestat itself writes ------------------------------------------
+
+@test "--warm-from a snapshot pagestat wrote with a failure row (an operand that did not exist): the failure passed over, the files warmed" {
+	make_files
+	run -1 --separate-stderr "$PAGESTAT" -a -e --format=ndjson nosuch cold
+	grep -q '"type":null' <<<"$output" || fail "no failure row: $output"
+	pcarrange cache cold 0 8
+	"$PAGESTAT" -a -e --format=ndjson nosuch cold >failed.ndjson 2>/dev/null || true
+	"$PAGESTAT" -a -e -J nosuch cold >failed.json 2>/dev/null || true
+	pcarrange drop cold
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=failed.ndjson
+	assert_equal "$stderr" ""
+	assert_row cold read=8
+	assert_total files=1 read=8
+	assert_cache cold 8
+	pcarrange drop cold
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=failed.json
+	assert_row cold read=8
+	assert_cache cold 8
+}
+
+@test "--warm-from: a row without identity (null inode, file_size, mtime, mtime_nsec) is skipped with a note, exit 0; the others warmed" {
+	make_files
+	dropped other 4
+	pcarrange cache other 0 4
+	"$PAGESTAT" -a -e --format=ndjson other >>snap.ndjson
+	pcarrange drop other
+	# cold's row as a user who could not stat it would take it
+	sed '/"path":"cold"/s/"inode":[0-9]*,"file_size":[0-9]*,"mtime":[0-9]*,"mtime_nsec":[0-9]*/"inode":null,"file_size":null,"mtime":null,"mtime_nsec":null/' snap.ndjson >anon.ndjson
+	grep -q '"path":"cold".*"inode":null,"file_size":null,"mtime":null,"mtime_nsec":null' anon.ndjson || fail "no row without identity: $(cat anon.ndjson)"
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=anon.ndjson
+	assert_equal "$stderr" "pagestat: 'cold': no inode, size or mtime in the snapshot (whoever took it could not stat the file), so a change cannot be told: skipped"
+	refute_row cold
+	assert_row other read=4
+	assert_total files=2 read=4
+	assert_cache cold dropped
+	assert_cache other 4
+	# -q: no note
+	run -0 --separate-stderr "$PAGESTAT" -q -J --warm-from=anon.ndjson
+	assert_equal "$stderr" ""
+	assert_cache cold dropped
+	# some of the four null, not all: refused
+	sed '/"path":"cold"/s/"inode":[0-9]*/"inode":null/' snap.ndjson >half.ndjson
+	refused "--warm-from 'half.ndjson': line 1: a file row without \"inode\", \"file_size\", \"mtime\" and \"mtime_nsec\"" -- --warm-from=half.ndjson
+	assert_nothing_warmed
+}
