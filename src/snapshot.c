@@ -27,6 +27,9 @@
 #define STREAM_MAX ((uint64_t)1 << 30)
 #define STREAM_MAX_TEXT "1 GiB"
 
+/* The "schema" of the documents this pagestat writes (sink_json.c's). */
+#define SCHEMA 1
+
 struct snapshot {
 	const char *name; /* as given: "-" is standard input */
 	/* ndjson is read a line at a time, twice: from the file, or from a
@@ -48,7 +51,10 @@ struct snapshot {
 	size_t path_cap;
 	struct extent *ext;
 	size_t ext_cap;
-	uint64_t page_size; /* the document's, else this machine's */
+	/* the document's "page_size" (else this machine's); 0 for ndjson,
+	 * whose rows tell theirs by "cached_bytes" */
+	uint64_t page_size;
+	uint64_t other_page; /* the first page size of the snapshot not this machine's, or 0 */
 };
 
 /* One file row, as the snapshot has it. */
@@ -397,10 +403,25 @@ static const char *past_end(const struct snapshot *snap, const struct snap_file 
 	return NULL;
 }
 
-/* The pages the extents of f touch, in the snapshot's page size. */
-static uint64_t extent_pages(const struct snapshot *snap, const struct snap_file *f)
+/* The page size in which the row counts its pages: the document's, or
+ * an ndjson row's "cached_bytes" over "cached", else this machine's. */
+static uint64_t row_page_size(const struct snapshot *snap, const json_t *row)
 {
-	uint64_t page = snap->page_size, pages = 0;
+	uint64_t cached, bytes;
+
+	if (snap->page_size)
+		return snap->page_size;
+	if (get_u64(row, "cached", &cached) && get_u64(row, "cached_bytes", &bytes) &&
+	    cached > 0 && bytes >= cached && bytes % cached == 0)
+		return bytes / cached;
+	return probe_page_size();
+}
+
+/* The pages the extents of f touch, in pages of page bytes. */
+static uint64_t extent_pages(const struct snapshot *snap, const struct snap_file *f,
+			     uint64_t page)
+{
+	uint64_t pages = 0;
 
 	for (size_t i = 0; i < f->nextents; i++) {
 		const struct extent *e = &snap->ext[i];
@@ -448,8 +469,10 @@ static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 		tell_at(c, bad, "");
 		return -1;
 	}
-	uint64_t cached;
-	f->mismatch = get_u64(row, "cached", &cached) && cached != extent_pages(snap, f);
+	uint64_t cached, page = row_page_size(snap, row);
+	if (page != probe_page_size() && !snap->other_page)
+		snap->other_page = page;
+	f->mismatch = get_u64(row, "cached", &cached) && cached != extent_pages(snap, f, page);
 	return 1;
 }
 
@@ -498,9 +521,10 @@ static bool read_document(struct snapshot *snap, struct cursor *c)
 	return false;
 }
 
-/* The document's own keys: its "rows", "extents" and "page_size". */
+/* The document's own keys: its "rows", "schema", "extents" and "page_size". */
 static bool check_document(struct snapshot *snap)
 {
+	const json_t *schema = json_object_get(snap->doc, "schema");
 	const char *extents = json_string_value(json_object_get(snap->doc, "extents"));
 	uint64_t page;
 
@@ -509,13 +533,29 @@ static bool check_document(struct snapshot *snap)
 		tell_file(snap, "not a pagestat JSON document or ndjson: ", "no \"rows\"");
 		return false;
 	}
+	if (schema && (!json_is_integer(schema) || json_integer_value(schema) < 1)) {
+		tell_file(snap, "not a pagestat JSON document: its \"schema\" is not a whole "
+			  "number above 0", "");
+		return false;
+	}
+	if (schema && json_integer_value(schema) > SCHEMA) {
+		msg("--warm-from ");
+		msg_name_str(snap->name);
+		msg_more(": written by a newer pagestat: its \"schema\" is %" JSON_INTEGER_FORMAT
+			 ", this pagestat reads %d; warm from it with the pagestat that took it\n",
+			 json_integer_value(schema), SCHEMA);
+		return false;
+	}
 	if (extents && strcmp(extents, "cached") != 0) {
 		tell_file(snap, "taken with --extents=missing: ",
 			  "a snapshot lists what was cached (-e)");
 		return false;
 	}
+	snap->page_size = probe_page_size();
 	if (get_u64(snap->doc, "page_size", &page) && page > 0)
 		snap->page_size = page;
+	if (snap->page_size != probe_page_size())
+		snap->other_page = snap->page_size;
 	return true;
 }
 
@@ -600,6 +640,7 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 	json_t *row;
 	int got;
 	struct snap_file f;
+	uint64_t files = 0;
 
 	*listed = 0;
 	while ((got = next_row(c, &row)) > 0) {
@@ -609,6 +650,7 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 			return false;
 		if (kind == 0)
 			continue;
+		files++;
 		if (*listed > UINT64_MAX - f.bytes) {
 			tell_at(c, "the extents of the rows up to this one add up to more than "
 				"16 EiB: not a snapshot of real files", "");
@@ -618,6 +660,11 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 	}
 	if (got < 0)
 		return false;
+	if (files == 0) {
+		tell_file(c->snap, "it holds no file row: take the snapshot with -a, as in ",
+			  "pagestat -a -e --format=ndjson DIR >FILE");
+		return false;
+	}
 	return read_again(c->snap);
 }
 
@@ -628,7 +675,6 @@ struct snapshot *snapshot_open(const char *file, uint64_t *listed)
 	struct stat st;
 
 	snap->name = file;
-	snap->page_size = probe_page_size();
 	snap->in = user_fopen_read(file);
 	if (!snap->in) {
 		msg("cannot read --warm-from ");
@@ -654,7 +700,7 @@ static const char *changed(const struct snap_file *f, const struct stat *st)
 	if (!S_ISREG(st->st_mode))
 		return "no longer a regular file";
 	if ((uint64_t)st->st_ino != f->inode)
-		return "another file (its inode differs)";
+		return "its inode differs: another file";
 	if ((uint64_t)st->st_size != f->file_size)
 		return "its size differs";
 	if ((uint64_t)st->st_mtim.tv_sec != f->mtime ||
@@ -727,6 +773,14 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 	struct agg_sum total = { .stat.known = probe_known() };
 	json_t *row;
 
+	if (snap->other_page && !cfg->quiet) {
+		msg("--warm-from ");
+		msg_name_str(snap->name);
+		msg_more(": taken where a page is %" PRIu64 " bytes (%s), %" PRIu64 " here: the "
+			 "rows count this machine's pages\n", snap->other_page,
+			 snap->doc ? "its \"page_size\"" : "its rows' \"cached_bytes\"",
+			 probe_page_size());
+	}
 	while (!out.output_failed && next_row(&c, &row) > 0) {
 		struct snap_file f;
 		/* checked already: a file changed since the first reading

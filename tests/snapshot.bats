@@ -223,3 +223,76 @@ NOT_A_SNAPSHOT="not a snapshot, which is what pagestat -a -e --format=ndjson or 
 	refused "--warm-from 'half.ndjson': line 1: a file row without \"inode\", \"file_size\", \"mtime\" and \"mtime_nsec\"" -- --warm-from=half.ndjson
 	assert_nothing_warmed
 }
+
+# ---- messages -------------------------------------------------------------
+
+@test "--warm-from a snapshot with no file row (taken without -a, a total only): exit 2, how to take one" {
+	make_files
+	mkdir d
+	dropped d/f 2
+	"$PAGESTAT" -e --format=ndjson d >noall.ndjson
+	refused "--warm-from 'noall.ndjson': it holds no file row: take the snapshot with -a, as in pagestat -a -e --format=ndjson DIR >FILE" -- --warm-from=noall.ndjson
+	"$PAGESTAT" -e -J d >noall.json
+	refused "--warm-from 'noall.json': it holds no file row" -- --warm-from=noall.json
+	grep '"type":"total"' snap.ndjson >total.ndjson
+	refused "--warm-from 'total.ndjson': it holds no file row" -- --warm-from=total.ndjson
+	assert_nothing_warmed
+	assert_cache d/f dropped
+}
+
+@test "--warm-from a snapshot of another page size: said, not blamed on --extents=missing; its extents read all the same" {
+	make_files
+	local big=$((4 * PAGE))
+	# cold as a machine of pages 4 times as large writes it: 2 pages cached
+	cold_row "s/\"cached\":8,\"cached_bytes\":[0-9]*/\"cached\":2,\"cached_bytes\":$((2 * big))/" >big.ndjson
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=big.ndjson
+	assert_equal "$stderr" "pagestat: --warm-from 'big.ndjson': taken where a page is $big bytes (its rows' \"cached_bytes\"), $PAGE here: the rows count this machine's pages"
+	assert_row cold read=8 cached=8
+	assert_cache cold 8
+	pcarrange drop cold
+	# a document says its page size
+	command "$JQ" --argjson b "$big" '.page_size = $b | .rows[] |= (.cached = 2 | .cached_bytes = 2 * $b)' snap.json >big.json
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=big.json
+	assert_equal "$stderr" "pagestat: --warm-from 'big.json': taken where a page is $big bytes (its \"page_size\"), $PAGE here: the rows count this machine's pages"
+	assert_row cold read=8
+	assert_cache cold 8
+	# -q: no note
+	pcarrange drop cold
+	run -0 --separate-stderr "$PAGESTAT" -q -J --warm-from=big.ndjson
+	assert_equal "$stderr" ""
+}
+
+@test "--warm-from of more than MemAvailable: exit 3, a smaller snapshot suggested, not --offset and --length" {
+	make_files
+	local size=4611686018427387904
+	cold_row "s/\"file_size\":[0-9]*/\"file_size\":$size/; s/\"extents\":.*/\"extents\":[{\"offset\":0,\"length\":$size}]}/; s/\"cached\":8,/\"cached\":$((size / PAGE)),/" >big.ndjson
+	run -3 --separate-stderr "$PAGESTAT" -J --warm-from=big.ndjson
+	refute_output
+	assert_stderr_has "pagestat: --warm-from: 4.0E to read, more than the" "(MemAvailable): nothing read; warm from a smaller snapshot, one of fewer file rows (filtered with jq, say)"
+	[[ $stderr != *--offset* ]] || fail "--offset suggested to --warm-from: $stderr"
+	assert_nothing_warmed
+}
+
+@test "--warm-from a document of a newer \"schema\" than this pagestat writes: exit 2; its own schema is read" {
+	make_files
+	local schema
+	schema=$(command "$JQ" .schema snap.json)
+	[[ $schema =~ ^[1-9][0-9]*$ ]] || fail "no schema in pagestat's document: $schema"
+	command "$JQ" --argjson s "$schema" '.schema = $s + 1' snap.json >newer.json
+	refused "--warm-from 'newer.json': written by a newer pagestat: its \"schema\" is $((schema + 1)), this pagestat reads $schema; warm from it with the pagestat that took it" -- --warm-from=newer.json
+	command "$JQ" '.schema = "1"' snap.json >text.json
+	refused "--warm-from 'text.json': not a pagestat JSON document: its \"schema\" is not a whole number above 0" -- --warm-from=text.json
+	assert_nothing_warmed
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=snap.json
+	assert_row cold read=8
+}
+
+@test "--warm-from: a file replaced since the snapshot: the note nests no parentheses" {
+	make_files
+	cp cold cold.new
+	mv cold.new cold
+	pcarrange drop cold
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=snap.ndjson
+	assert_equal "$stderr" "pagestat: 'cold': changed since the snapshot (its inode differs: another file): skipped"
+	assert_cache cold dropped
+}
