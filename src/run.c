@@ -308,9 +308,13 @@ static int plan_warm(const struct options *opts)
 		char need[FMT_BUFSIZE], have[FMT_BUFSIZE];
 		fmt_human(need, to_read);
 		fmt_human(have, available);
+		bool warm = opts->action == ACTION_WARM;
+		/* --warm-from takes no --offset or --length: its rows say what */
 		msg("%s: %s to read, more than the %s of memory available (MemAvailable): "
-		    "nothing read; warm fewer files, or a part with --offset and --length\n",
-		    opts->action == ACTION_WARM ? "--warm" : "--warm-from", need, have);
+		    "nothing read; %s\n", warm ? "--warm" : "--warm-from", need, have,
+		    warm ? "warm fewer files, or a part with --offset and --length"
+			 : "warm from a smaller snapshot, one of fewer file rows (filtered with "
+			   "jq, say)");
 		return STATUS_FATAL;
 	}
 	action_set_rate(opts->rate);

@@ -481,7 +481,7 @@ assert_warmed_back() {
 	local line
 	for line in "pagestat: 'd/touched': changed since the snapshot (its mtime differs): skipped" \
 		"pagestat: 'd/appended': changed since the snapshot (its size differs): skipped" \
-		"pagestat: 'd/replaced': changed since the snapshot (another file (its inode differs)): skipped" \
+		"pagestat: 'd/replaced': changed since the snapshot (its inode differs: another file): skipped" \
 		"pagestat: 'd/gone': changed since the snapshot (gone): skipped"; do
 		grep -qxF -- "$line" <<<"$stderr" || fail "stderr lacks the line: $line"$'\n'"stderr: $stderr"
 	done
