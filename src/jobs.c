@@ -54,9 +54,10 @@
  * of one; elsewhere the walk is left alone, as with -j 1.
  */
 
-/* A probe's at once: the file, an overlay's backing file and the mount
- * table, or an action's reopening. */
-#define PROBE_FDS 4
+/* A probe's at once: safe_open's /proc/thread-self/fd, the file, an
+ * overlay's backing file (its O_PATH descriptor while it is reopened) and
+ * the mount table, or an action's reopening (the same two). */
+#define PROBE_FDS 6
 /* Beyond the tree's and a probe's, what a run may open while it walks
  * (the Prometheus spool, the locale's files). */
 #define SPARE_FDS 16

@@ -538,6 +538,20 @@ int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
 	return probe_measure(fd, st, req, detail, out);
 }
 
+/* The identity of a file the walk made no stat of, when not even its
+ * O_PATH open worked (out of descriptors, say): from a stat of its name;
+ * else none, and why the name cannot be stat()ed, which the walk's stat
+ * would have said. */
+static int ident_by_name(int dirfd, const char *path, bool follow, struct probe_ident *id,
+			 int open_err)
+{
+	struct stat st;
+	if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
+		return errno;
+	*id = probe_ident_of(&st);
+	return open_err;
+}
+
 int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out)
@@ -546,6 +560,8 @@ int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool foll
 	struct stat st;
 	int err;
 	int fd = safe_open(dirfd, path, &want, &st, &err);
+	if (fd < 0 && !id->known)
+		return ident_by_name(dirfd, path, follow, id, err);
 	if (fd < 0)
 		return err;
 	err = probe_fd(fd, &st, req, detail, out);

@@ -130,8 +130,9 @@ uint64_t probe_page_size(void);
  * regular file by its directory entry's type), probe_path_at fills it in
  * from what the name led to, so that the walk can tell a file it met
  * before by another name; that must then be a regular file (else
- * PROBE_ECHANGED).  Still not known after a failure: the name could not
- * be looked up, and the error says why, as a stat's would. */
+ * PROBE_ECHANGED), or from a stat of the name when not even that could be
+ * had (out of descriptors).  Still not known after a failure: the name
+ * could not be stat()ed, and the error is the stat's. */
 struct probe_ident {
 	dev_t dev;
 	ino_t ino;

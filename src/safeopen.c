@@ -25,7 +25,7 @@ static int reopen(int pfd, int *err)
 		fd_dir = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd_dir < 0) {
 		/* no /proc: no other way to open this very inode */
-		*err = PROBE_ENOPROC;
+		*err = errno == ENOENT ? PROBE_ENOPROC : errno;
 		return -1;
 	}
 	/* its decimal name, written out by hand: this is once per file */
