@@ -799,7 +799,11 @@ print("mapped", flush=True)
 time.sleep(60)' mapped >mapper.out 3>&- &
 	HOLDER=$!
 	local i
-	for ((i = 0; i < 100 && $(cat mapper.out) != mapped; i++)); do sleep 0.05; done
+	for ((i = 0; i < 100; i++)); do
+		[[ $(cat mapper.out) == mapped ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(cat mapper.out)" mapped
 	run -0 --separate-stderr "$PAGESTAT" -J --evict mapped plain
 	assert_row plain cached=0 dropped=8
 	local left

@@ -440,7 +440,10 @@ race_targets() {
 	"$OPENWATCH" rootonly/fifo "$DEVICE" >watch.out 3>&- &
 	WATCHER=$!
 	local i
-	for ((i = 0; i < 100 && $(head -n 1 watch.out 2>/dev/null) != ready; i++)); do sleep 0.05; done
+	for ((i = 0; i < 100; i++)); do
+		[[ $(head -n 1 watch.out) == ready ]] && break
+		sleep 0.05
+	done
 	assert_equal "$(head -n 1 watch.out)" ready
 	# nobody's own directory, where nobody swaps names
 	mkdir attack
