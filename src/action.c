@@ -87,12 +87,12 @@ static uint64_t chunk_size(void)
 }
 
 /* The file again, with the user's own rights: the same file (the same
- * open file's inode), or PROBE_ECHANGED; -1 with *err set on failure. */
+ * open file's inode), or FAIL_CHANGED; -1 with *err set on failure. */
 static int reopen_as_user(int fd, const struct stat *st, int *err)
 {
 	char path[64], name[PATH_MAX];
 	struct stat ust;
-	struct probe_ident id = probe_ident_of(st);
+	struct file_ident id = file_ident_of(st);
 	/* the /proc link leads to the open file itself */
 	struct safe_want want = { .follow = true, .id = &id };
 
@@ -108,7 +108,7 @@ static int reopen_as_user(int fd, const struct stat *st, int *err)
 		 * safe_open checks). */
 		ssize_t n = readlink(path, name, sizeof name);
 		if (n < 0 || (size_t)n >= sizeof name || name[0] != '/') {
-			*err = n < 0 ? errno : (size_t)n >= sizeof name ? ENAMETOOLONG : PROBE_ECHANGED;
+			*err = n < 0 ? errno : (size_t)n >= sizeof name ? ENAMETOOLONG : FAIL_CHANGED;
 			return -1;
 		}
 		name[n] = '\0';

@@ -17,7 +17,7 @@ void action_set_rate(uint64_t bytes_per_second);
  * /proc/thread-self/fd with the user's own rights, so that a setcap
  * pagestat acts only on what its user could open without it; then the
  * action, then the state after it into out (with out->dropped or
- * out->read).  Returns 0, an errno value or a PROBE_E* code: on a
+ * out->read).  Returns 0, an errno value or a FAIL_* code: on a
  * failure, nothing was done. */
 int action_fd(int fd, const struct stat *st, const struct probe_request *req,
 	      struct probe_detail *detail, struct pagecache_stat *out);

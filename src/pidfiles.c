@@ -240,7 +240,7 @@ static int read_fds(struct pid_walk *w, pid_t pid)
  * a link, leads nowhere else. */
 static int open_file(const struct pid_file *f, int *fd_out, struct stat *st)
 {
-	struct probe_ident id = { .dev = f->dev, .ino = f->ino, .known = true };
+	struct file_ident id = { .dev = f->dev, .ino = f->ino, .known = true };
 	/* the /proc links lead to the file itself: followed */
 	struct safe_want route = { .follow = true, .id = &id };
 	int err;

@@ -32,7 +32,7 @@
 #define OVERLAY_DEPTH 4
 
 /* The backing file was not found: the overlay file is measured itself. */
-#define PROBE_ENOBACKING (-100)
+#define NO_BACKING (-100)
 
 static enum probe_method chosen = PROBE_CACHESTAT;
 static int fallback_errno;
@@ -241,7 +241,7 @@ static int count_cached(const struct measure *m, uint64_t first_page, uint64_t e
 	struct cachestat cs;
 	if (sys_cachestat(m->fd, first_page * page_size, (end_page - first_page) * page_size,
 			  &cs) != 0)
-		return errno == EPERM ? PROBE_EREFUSED : errno;
+		return errno == EPERM ? FAIL_REFUSED : errno;
 	*cached = cs.nr_cache;
 	return 0;
 }
@@ -385,15 +385,15 @@ static int measure_counters(const struct measure *m, const struct stat *st,
 {
 	if (m->method == PROBE_MINCORE) {
 		if (!mincore_allowed(m->fd, st))
-			return PROBE_EREFUSED;
+			return FAIL_REFUSED;
 		return measure_mincore(m, m->first_page, m->end_page, &out->cached, NULL);
 	}
 	struct cachestat cs;
 	/* The exact length, not 0 ("to the end"): pages appended since the
 	 * fstat would otherwise be counted against the smaller size. */
 	if (sys_cachestat(m->fd, m->start, m->end - m->start, &cs) != 0)
-		return errno == EPERM ? PROBE_EREFUSED
-		       : errno == EOPNOTSUPP ? PROBE_EHUGETLB : errno;
+		return errno == EPERM ? FAIL_REFUSED
+		       : errno == EOPNOTSUPP ? FAIL_HUGETLB : errno;
 	out->cached = cs.nr_cache;
 	out->dirty = cs.nr_dirty;
 	out->writeback = cs.nr_writeback;
@@ -454,19 +454,19 @@ static int probe_backing(int fd, const struct stat *st, const struct probe_reque
 
 	if (depth >= OVERLAY_DEPTH) {
 		*why = "overlays are nested too deep";
-		return PROBE_ENOBACKING;
+		return NO_BACKING;
 	}
 	if (overlay_backing(fd, st, &path, &found, why) != 0)
-		return PROBE_ENOBACKING;
-	struct probe_ident want_id = probe_ident_of(&found);
+		return NO_BACKING;
+	struct file_ident want_id = file_ident_of(&found);
 	struct safe_want want = { .follow = false, .id = &want_id };
 	int err;
 	int bfd = safe_open(AT_FDCWD, path, &want, &bst, &err);
 	if (bfd < 0) {
 		*why = err == EACCES ? "its backing file cannot be opened (Permission denied)"
-		       : err == PROBE_ECHANGED ? "its backing file changed while it was looked up"
+		       : err == FAIL_CHANGED ? "its backing file changed while it was looked up"
 					       : "its backing file cannot be opened";
-		return PROBE_ENOBACKING;
+		return NO_BACKING;
 	}
 	err = measure_fd(bfd, &bst, req, detail, out, depth + 1);
 	/* nested: the innermost file, in the same buffer */
@@ -486,7 +486,7 @@ static int measure_fd(int fd, const struct stat *st, const struct probe_request 
 
 	long type = S_ISREG(st->st_mode) ? fs_type(fd, st) : 0;
 	if (type == HUGETLBFS_MAGIC)
-		return PROBE_EHUGETLB; /* mincore would call its pages absent */
+		return FAIL_HUGETLB; /* mincore would call its pages absent */
 	/* cachestat sees an overlayfs file's own empty mapping, zeros: ask
 	 * about its backing file instead, or else use mincore, as an mmap
 	 * maps the backing file */
@@ -494,7 +494,7 @@ static int measure_fd(int fd, const struct stat *st, const struct probe_request 
 	const char *why = NULL;
 	if (overlay) {
 		err = probe_backing(fd, st, req, detail, out, depth, &why);
-		if (err != PROBE_ENOBACKING)
+		if (err != NO_BACKING)
 			return err;
 	}
 	memset(out, 0, sizeof *out);
@@ -542,17 +542,17 @@ int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
  * O_PATH open worked (out of descriptors, say): from a stat of its name;
  * else none, and why the name cannot be stat()ed, which the walk's stat
  * would have said. */
-static int ident_by_name(int dirfd, const char *path, bool follow, struct probe_ident *id,
+static int ident_by_name(int dirfd, const char *path, bool follow, struct file_ident *id,
 			 int open_err)
 {
 	struct stat st;
 	if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
 		return errno;
-	*id = probe_ident_of(&st);
+	*id = file_ident_of(&st);
 	return open_err;
 }
 
-int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
+int probe_path_at(int dirfd, const char *path, struct file_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out)
 {
@@ -577,33 +577,6 @@ void probe_thread_end(void)
 	mincore_vec = NULL;
 }
 
-const char *probe_strerror(int err)
-{
-	switch (err) {
-	case PROBE_ECHANGED:
-		return "changed during walk";
-	case PROBE_ENOTREG:
-		return "not a regular file";
-	case PROBE_EFIFO:
-		return "a FIFO, not a regular file";
-	case PROBE_ESOCK:
-		return "a socket, not a regular file";
-	case PROBE_ECHR:
-		return "a character device, not a regular file";
-	case PROBE_ECYCLE:
-		return "directory cycle: not followed";
-	case PROBE_ENOPROC:
-		return "cannot be opened safely without /proc/thread-self/fd (is /proc mounted?)";
-	case PROBE_EREFUSED:
-		return strerror(EPERM);
-	case PROBE_EHUGETLB:
-		return "a hugetlbfs file: the kernel reports no page-cache state for it "
-		       "(Operation not supported)";
-	default:
-		return strerror(err);
-	}
-}
-
 void probe_detail_free(struct probe_detail *detail)
 {
 	free(detail->segments);
@@ -617,20 +590,3 @@ void probe_free(void)
 	probe_thread_end();
 }
 
-const char *probe_errname(int err)
-{
-	if (err == PROBE_EREFUSED)
-		err = EPERM;
-	else if (err == PROBE_EHUGETLB)
-		err = EOPNOTSUPP;
-	if (err <= 0)
-		return NULL;
-#ifdef HAVE_STRERRORNAME_NP
-	const char *name = strerrorname_np(err);
-	if (name)
-		return name;
-#endif
-	static char buf[16];
-	snprintf(buf, sizeof buf, "E%d", err);
-	return buf;
-}

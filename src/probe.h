@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "fail.h"
+#include "safeopen.h"
+
 enum probe_method { PROBE_AUTO, PROBE_CACHESTAT, PROBE_MINCORE };
 
 /* Which counters of a pagecache_stat are known: mincore knows only cached. */
@@ -93,25 +96,6 @@ struct probe_detail {
 	size_t nextents, extents_cap;
 };
 
-/* Failures that have no errno of their own (negative, unlike errno). */
-enum {
-	PROBE_ECHANGED = -1, /* the opened file is not the one the walk saw */
-	PROBE_ENOTREG = -2,  /* not a regular file, directory or block device */
-	PROBE_ECYCLE = -3,   /* a directory that contains itself */
-	/* EPERM from cachestat or mincore, not from open: the kernel's
-	 * owner rule (Linux 6.14 for cachestat), which has a remedy. */
-	PROBE_EREFUSED = -4,
-	/* EOPNOTSUPP from cachestat: a hugetlbfs file, whose huge pages are
-	 * not page cache the kernel can report on. */
-	PROBE_EHUGETLB = -5,
-	/* PROBE_ENOTREG, saying what it is instead */
-	PROBE_EFIFO = -6,
-	PROBE_ESOCK = -7,
-	PROBE_ECHR = -8,
-	/* /proc/thread-self/fd cannot be opened: without it a file cannot be
-	 * opened safely (src/safeopen.c) */
-	PROBE_ENOPROC = -9,
-};
 
 /* Choose the method (auto tries cachestat on a file of its own).  Returns
  * 0, or an errno value when the wanted method cannot work here; *why then
@@ -125,35 +109,14 @@ int probe_fallback_errno(void);
 unsigned probe_known(void);
 uint64_t probe_page_size(void);
 
-/* Which file a path names.  Given known, the walk's stat of it: the
- * open must find that file.  Given not known (the walk made no stat: a
- * regular file by its directory entry's type), probe_path_at fills it in
- * from what the name led to, so that the walk can tell a file it met
- * before by another name; that must then be a regular file (else
- * PROBE_ECHANGED), or from a stat of the name when not even that could be
- * had (out of descriptors).  Still not known after a failure: the name
- * could not be stat()ed, and the error is the stat's. */
-struct probe_ident {
-	dev_t dev;
-	ino_t ino;
-	nlink_t nlink;
-	bool known;
-	bool blockdev; /* known: it is a block device (named as FILE) */
-};
-
-static inline struct probe_ident probe_ident_of(const struct stat *st)
-{
-	return (struct probe_ident){ st->st_dev, st->st_ino, st->st_nlink, true,
-				     S_ISBLK(st->st_mode) };
-}
 
 /* Open path (relative to the directory dirfd, or AT_FDCWD) by
  * safe_open(), which opens nothing but the file the walk saw (*id, when
  * known) or a regular file, and measure the request's range; with
  * detail (else NULL), its segments and extents too.  follow: the walk
  * stat()ed through a symbolic link, so open through it.  Returns 0, an
- * errno value or a PROBE_E* code. */
-int probe_path_at(int dirfd, const char *path, struct probe_ident *id, bool follow,
+ * errno value or a FAIL_* code. */
+int probe_path_at(int dirfd, const char *path, struct file_ident *id, bool follow,
 		  const struct probe_request *req, struct probe_detail *detail,
 		  struct pagecache_stat *out);
 
@@ -175,10 +138,6 @@ void probe_thread_end(void);
 /* Frees a detail's buffers. */
 void probe_detail_free(struct probe_detail *detail);
 
-/* Text and symbolic name ("EACCES") of a probe failure; the name
- * is NULL for the PROBE_E* codes that have no errno. */
-const char *probe_strerror(int err);
-const char *probe_errname(int err);
 
 /* Free what the probe keeps between files. */
 void probe_free(void);

@@ -93,13 +93,13 @@ bool report_tell(struct report *rep, const char *what, const char *path, size_t 
 {
 	/* Without privileges a whole tree can be refused: name the first
 	 * few, explain once, and count the rest (JSON lists every one). */
-	if (err == PROBE_EREFUSED && rep->refused++ >= REFUSALS_NAMED)
+	if (err == FAIL_REFUSED && rep->refused++ >= REFUSALS_NAMED)
 		return false;
 	if (rep->quiet)
 		return false;
 	report_say(what, path, len);
-	msg_more(": %s\n", probe_strerror(err));
-	if (err == PROBE_EREFUSED)
+	msg_more(": %s\n", fail_strerror(err));
+	if (err == FAIL_REFUSED)
 		caps_explain_eperm();
 	return true;
 }

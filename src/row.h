@@ -25,7 +25,7 @@ struct row {
 	enum row_type type;
 	struct pagecache_stat stat;
 	uint64_t files;
-	int error; /* 0, an errno value or a PROBE_E* code */
+	int error; /* 0, an errno value or a FAIL_* code */
 	/* -S and -e, for a file or block device row (else 0 entries) */
 	const struct segment *segments;
 	size_t nsegments;

@@ -25,7 +25,7 @@ static int reopen(int pfd, int *err)
 		fd_dir = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd_dir < 0) {
 		/* no /proc: no other way to open this very inode */
-		*err = errno == ENOENT ? PROBE_ENOPROC : errno;
+		*err = errno == ENOENT ? FAIL_NOPROC : errno;
 		return -1;
 	}
 	/* its decimal name, written out by hand: this is once per file */
@@ -45,7 +45,7 @@ static int reopen(int pfd, int *err)
 /* Is st what was wanted? */
 static bool wanted(const struct safe_want *want, const struct stat *st)
 {
-	const struct probe_ident *id = want->id;
+	const struct file_ident *id = want->id;
 
 	if (!id->known)
 		return S_ISREG(st->st_mode);
@@ -70,10 +70,10 @@ int safe_open(int dirfd, const char *name, const struct safe_want *want, struct 
 	if (wanted(want, st))
 		fd = reopen(pfd, err);
 	else
-		*err = PROBE_ECHANGED;
+		*err = FAIL_CHANGED;
 	/* what the name led to, for the walk to tell a file met before */
 	if (!want->id->known)
-		*want->id = probe_ident_of(st);
+		*want->id = file_ident_of(st);
 	close(pfd);
 	return fd;
 }

@@ -6,8 +6,9 @@
 
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
-#include "probe.h"
+#include "fail.h"
 
 /*
  * A check of what a name is, then an open of the name, are two steps that
@@ -21,6 +22,28 @@
  * lead anywhere else.
  */
 
+/* Which file a path names.  Given known, the walk's stat of it: the
+ * open must find that file.  Given not known (the walk made no stat: a
+ * regular file by its directory entry's type), probe_path_at fills it in
+ * from what the name led to, so that the walk can tell a file it met
+ * before by another name; that must then be a regular file (else
+ * FAIL_CHANGED), or from a stat of the name when not even that could be
+ * had (out of descriptors).  Still not known after a failure: the name
+ * could not be stat()ed, and the error is the stat's. */
+struct file_ident {
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+	bool known;
+	bool blockdev; /* known: it is a block device (named as FILE) */
+};
+
+static inline struct file_ident file_ident_of(const struct stat *st)
+{
+	return (struct file_ident){ st->st_dev, st->st_ino, st->st_nlink, true,
+				     S_ISBLK(st->st_mode) };
+}
+
 struct safe_want {
 	/* the name's last component may be a symbolic link, followed */
 	bool follow;
@@ -28,12 +51,12 @@ struct safe_want {
 	 * regular file, or a block device where id->blockdev says so;
 	 * without, it must be a regular file, and *id is filled in from what
 	 * the name led to */
-	struct probe_ident *id;
+	struct file_ident *id;
 };
 
 /* Opens name (relative to dirfd, or AT_FDCWD) for reading, O_NONBLOCK and
  * O_NOCTTY.  Returns the descriptor, *st its fstat; or -1 with *err an
- * errno value, or PROBE_ECHANGED when the name led to anything but what
+ * errno value, or FAIL_CHANGED when the name led to anything but what
  * was wanted (nothing was then opened for reading).  *st is filled in
  * whenever the name led somewhere; when it could not be looked up at
  * all, want->id stays as it was (an unknown one stays unknown).  userfile.c's

@@ -150,8 +150,8 @@ static void put_error_row(struct strbuf *out, const struct row *row)
 	bool first = true;
 	size_t type_len;
 	const char *type = column_text(COL_TYPE, row, &type_len);
-	const char *text = probe_strerror(row->error);
-	const char *name = probe_errname(row->error);
+	const char *text = fail_strerror(row->error);
+	const char *name = fail_errname(row->error);
 
 	put_text(out, &first, "path", row->path, row->path_len);
 	/* --pid: a process refused, its files' types unknown */

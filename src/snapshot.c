@@ -737,7 +737,7 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	}
 	/* opened as any inspected file is (safe_open: a regular file, or
 	 * nothing), then compared with the snapshot */
-	struct probe_ident id = { 0 };
+	struct file_ident id = { 0 };
 	struct safe_want want = { .follow = true, .id = &id };
 	int err;
 	int fd = safe_open(AT_FDCWD, f->path, &want, &st, &err);

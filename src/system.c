@@ -344,14 +344,14 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 	struct probe_request req = *cfg->probe;
 	req.segments = 0;
 	req.extents = EXTENTS_NONE;
-	struct probe_ident id = probe_ident_of(&st);
+	struct file_ident id = file_ident_of(&st);
 	int err = probe_path_at(AT_FDCWD, path, &id, true, &req, NULL, &measured);
 	if (err) {
 		/* not a failure of the run: a container's device cgroup forbids
 		 * it to root too; said, as what was not seen */
 		if (!out->quiet) {
 			report_say("--system: the buffer cache of", name, strlen(name));
-			msg_more(" could not be read (%s): it is not counted\n", probe_strerror(err));
+			msg_more(" could not be read (%s): it is not counted\n", fail_strerror(err));
 		}
 		buffers_unread = true;
 		return;

@@ -61,7 +61,7 @@ static bool followed(const struct walk *w, long level)
 
 /* Can another path lead to this file or directory?  Only those are
  * remembered, so that memory grows with them, not with every file. */
-static bool may_meet_again(const struct walk *w, const struct probe_ident *id, bool dir)
+static bool may_meet_again(const struct walk *w, const struct file_ident *id, bool dir)
 {
 	if (dir)
 		return w->overlap;
@@ -73,7 +73,7 @@ static bool may_meet_again(const struct walk *w, const struct probe_ident *id, b
 /* True when this file or directory was counted before in this run.  A
  * regular file the walk made no stat of is asked once probed, still in
  * walk order, so the first name met is the one counted. */
-static bool seen_before(struct walk *w, const struct probe_ident *id, bool dir)
+static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
 {
 	return !w->cfg->count_links && id->known && may_meet_again(w, id, dir) &&
 	       !devino_add(&w->seen, id->dev, id->ino);
@@ -185,7 +185,7 @@ static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_eve
 {
 	/* a regular file by its directory entry: its open tells the rest */
 	ev->unchecked = !p->statp;
-	ev->id = p->statp ? probe_ident_of(p->statp) : (struct probe_ident){ 0 };
+	ev->id = p->statp ? file_ident_of(p->statp) : (struct file_ident){ 0 };
 	if (seen_before(w, &ev->id, false))
 		return; /* counted where it was met first */
 
@@ -213,7 +213,7 @@ static void fail_entry(struct walk *w, struct walk_event *ev, enum row_type type
 /* The tree's error as a probe's, whose texts and names the rows carry. */
 static int tree_error(int err)
 {
-	return err == TREE_ECHANGED ? PROBE_ECHANGED : err;
+	return err == TREE_ECHANGED ? FAIL_CHANGED : err;
 }
 
 /* --exclude: a glob matching the name or the whole path of an entry
@@ -247,10 +247,10 @@ static bool pruned(const struct walk *w, const struct tree_ent *p)
 /* What a file that is neither regular, a directory nor a block device is. */
 static int not_regular(const struct stat *st)
 {
-	return S_ISFIFO(st->st_mode)  ? PROBE_EFIFO
-	       : S_ISSOCK(st->st_mode) ? PROBE_ESOCK
-	       : S_ISCHR(st->st_mode)  ? PROBE_ECHR
-				       : PROBE_ENOTREG;
+	return S_ISFIFO(st->st_mode)  ? FAIL_FIFO
+	       : S_ISSOCK(st->st_mode) ? FAIL_SOCK
+	       : S_ISCHR(st->st_mode)  ? FAIL_CHR
+				       : FAIL_NOTREG;
 }
 
 static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
@@ -274,7 +274,7 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 
 	switch (p->info) {
 	case TREE_D: {
-		struct probe_ident dir = probe_ident_of(p->statp);
+		struct file_ident dir = file_ident_of(p->statp);
 		if (seen_before(w, &dir, true))
 			tree_skip(tree);
 		ev.kind = EV_ENTER;
@@ -291,7 +291,7 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 		visit_file(w, p, &ev, ROW_FILE);
 		break;
 	case TREE_DC:
-		fail_entry(w, &ev, ROW_DIRECTORY, "not descending into", PROBE_ECYCLE);
+		fail_entry(w, &ev, ROW_DIRECTORY, "not descending into", FAIL_CYCLE);
 		break;
 	case TREE_DNR:
 		ev.abandon = true;

@@ -75,7 +75,7 @@ struct walk_event {
 	const char *accpath;
 	/* the file the walk stat()ed, or (not known) filled in by the probe:
 	 * the walk then tells a file met before when the event is applied */
-	struct probe_ident id;
+	struct file_ident id;
 	bool follow;
 	struct probe_detail *details; /* segments and extents too, or NULL */
 	struct pagecache_stat stat;

@@ -57,7 +57,7 @@ static int probe(const char *what, const char *path, const struct stat *seen, bo
 {
 	probing = what;
 	alarm(5);
-	struct probe_ident id = probe_ident_of(seen);
+	struct file_ident id = file_ident_of(seen);
 	int err = probe_path_at(AT_FDCWD, path, &id, follow, &whole_file, NULL, out);
 	alarm(0);
 	return err;
@@ -66,10 +66,10 @@ static int probe(const char *what, const char *path, const struct stat *seen, bo
 /* The same for a file the walk made no stat of (its entry's type said
  * regular file): *id comes back filled in where the file could be found. */
 static int probe_unstated(const char *what, const char *path, bool follow,
-			  struct probe_ident *id, struct pagecache_stat *out)
+			  struct file_ident *id, struct pagecache_stat *out)
 {
 	probing = what;
-	*id = (struct probe_ident){ 0 };
+	*id = (struct file_ident){ 0 };
 	alarm(5);
 	int err = probe_path_at(AT_FDCWD, path, id, follow, &whole_file, NULL, out);
 	alarm(0);
@@ -153,7 +153,7 @@ static void replace_victim(const char *by)
 static void expect_changed(const char *what, const struct stat *seen, bool follow)
 {
 	struct pagecache_stat out;
-	check(probe(what, "victim", seen, follow, &out) == PROBE_ECHANGED, what);
+	check(probe(what, "victim", seen, follow, &out) == FAIL_CHANGED, what);
 }
 
 /* Whether an IN_OPEN event waits on the inotify descriptor. */
@@ -374,7 +374,7 @@ int main(void)
 	fifo_case(true);
 
 	/* no stat by the walk: the open tells which file it is */
-	struct probe_ident id;
+	struct file_ident id;
 	seen = victim();
 	check(probe_unstated("no stat: a regular file", "victim", false, &id, &out) == 0 &&
 	      id.known && id.dev == seen.st_dev && id.ino == seen.st_ino &&
@@ -384,13 +384,13 @@ int main(void)
 		die("link");
 	replace_victim("link");
 	check(probe_unstated("no stat: a link in its place", "victim", false, &id, &out) ==
-		      PROBE_ECHANGED && id.known && id.ino != seen.st_ino,
+		      FAIL_CHANGED && id.known && id.ino != seen.st_ino,
 	      "no stat: a link in its place, not followed: changed, the link's inode filled in");
 	unlink("victim");
 	if (mkfifo("victim", 0600) != 0)
 		die("victim");
 	int err = probe_unstated("no stat: a FIFO in its place", "victim", false, &id, &out);
-	check(err == PROBE_ECHANGED && id.known,
+	check(err == FAIL_CHANGED && id.known,
 	      "no stat: a FIFO in its place: changed, no block, its inode filled in");
 	unlink("victim");
 	check(probe_unstated("no stat: gone", "victim", false, &id, &out) == ENOENT && !id.known,
