@@ -28,21 +28,29 @@
 #define CHUNK ((uint64_t)1 << 20)
 #define CHUNK_READAHEAD ((uint64_t)256 << 10)
 
-static uint64_t rate; /* bytes per second, or 0 */
-static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct timespec rate_next; /* when the next chunk may be read */
-
-/* Per thread: the missing extents of the file being warmed, and the
- * buffer reads go into. */
-static __thread struct probe_detail missing;
-static __thread char *buffer;
-/* --warm-from: the listed extents that are missing now */
-static __thread struct extent *wanted;
-static __thread size_t wanted_cap;
-
-void action_set_rate(uint64_t bytes_per_second)
+void rate_limit_init(struct rate_limit *limit, uint64_t bytes_per_second)
 {
-	rate = bytes_per_second;
+	*limit = (struct rate_limit){ .rate = bytes_per_second };
+	pthread_mutex_init(&limit->lock, NULL);
+}
+
+void rate_limit_free(struct rate_limit *limit)
+{
+	pthread_mutex_destroy(&limit->lock);
+}
+
+void actor_init(struct actor *a, struct rate_limit *limit)
+{
+	*a = (struct actor){ .limit = limit && limit->rate ? limit : NULL };
+}
+
+void actor_free(struct actor *a)
+{
+	probe_detail_free(&a->missing);
+	free(a->buffer);
+	free(a->wanted);
+	sb_free(&a->backing);
+	*a = (struct actor){ 0 };
 }
 
 static void add_ns(struct timespec *t, uint64_t ns)
@@ -59,28 +67,27 @@ static bool before(const struct timespec *a, const struct timespec *b)
 
 /* --rate: wait until bytes more may be read.  The chunks of every thread
  * are given turns spaced by their size over the rate, the first at once. */
-static void rate_take(uint64_t bytes)
+static void rate_take(struct rate_limit *limit, uint64_t bytes)
 {
-	if (!rate)
+	if (!limit)
 		return;
 	struct timespec now, start;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	pthread_mutex_lock(&rate_lock);
-	if (before(&rate_next, &now))
-		rate_next = now;
-	start = rate_next;
-	add_ns(&rate_next, (uint64_t)((double)bytes * 1e9 / (double)rate));
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_lock(&limit->lock);
+	if (before(&limit->next, &now))
+		limit->next = now;
+	start = limit->next;
+	add_ns(&limit->next, (uint64_t)((double)bytes * 1e9 / (double)limit->rate));
+	pthread_mutex_unlock(&limit->lock);
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &start, NULL) == EINTR)
 		;
 }
 
 /* The chunk size: with --rate, about a quarter of a second's worth (whole
  * pages), so that the pace is even; at most CHUNK. */
-static uint64_t chunk_size(void)
+static uint64_t chunk_size(const struct actor *a, uint64_t page)
 {
-	uint64_t page = probe_page_size();
-	uint64_t chunk = rate ? rate / 4 / page * page : CHUNK;
+	uint64_t chunk = a->limit ? a->limit->rate / 4 / page * page : CHUNK;
 	if (chunk < page)
 		chunk = page;
 	return chunk < CHUNK ? chunk : CHUNK;
@@ -88,16 +95,15 @@ static uint64_t chunk_size(void)
 
 /* The file again, with the user's own rights: the same file (the same
  * open file's inode), or FAIL_CHANGED; -1 with *err set on failure. */
-static int reopen_as_user(int fd, const struct stat *st, int *err)
+static int reopen_as_user(struct prober *p, int fd, const struct stat *st, int *err)
 {
 	char path[64], name[PATH_MAX];
 	struct stat ust;
-	struct file_ident id = file_ident_of(st);
 	/* the /proc link leads to the open file itself */
-	struct safe_want want = { .follow = true, .id = &id };
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = path, .follow = true,
+				.id = file_ident_of(st) };
 
 	snprintf(path, sizeof path, "/proc/thread-self/fd/%d", fd);
-	const char *open_path = path;
 	if (caps_borrowed()) {
 		/* Opening /proc/thread-self/fd/N checks the file's own mode
 		 * only, not the directories above it, which the inspection
@@ -112,38 +118,38 @@ static int reopen_as_user(int fd, const struct stat *st, int *err)
 			return -1;
 		}
 		name[n] = '\0';
-		open_path = name;
-		want.follow = false;
+		ref.name = name;
+		ref.follow = false;
 	}
-	return user_safe_open(AT_FDCWD, open_path, &want, &ust, err);
+	return user_safe_open(&p->opener, &ref, &ust, err);
 }
 
 /* Pages of the extent [offset, offset + length). */
-static uint64_t extent_pages(uint64_t offset, uint64_t length)
+static uint64_t extent_pages(uint64_t offset, uint64_t length, uint64_t page)
 {
-	uint64_t page = probe_page_size();
 	return length ? (offset + length - 1) / page - offset / page + 1 : 0;
 }
 
 /* Read [offset, offset + length) of fd, a chunk at a time; exact: the
  * next asked for ahead (readahead is off).  Stops early at the end of
  * the file.  0 or an errno value. */
-static int read_extent(int fd, uint64_t offset, uint64_t length, bool exact)
+static int read_extent(struct actor *a, uint64_t page, int fd, uint64_t offset,
+		       uint64_t length, bool exact)
 {
-	uint64_t chunk = exact ? chunk_size() : CHUNK_READAHEAD;
+	uint64_t chunk = exact ? chunk_size(a, page) : CHUNK_READAHEAD;
 
 	/* page-aligned: the kernel's copy into a buffer 16 bytes past a page
 	 * boundary (what malloc gives) made a warm 1.6 to 2.6 times cat */
-	if (!buffer)
-		buffer = xaligned((size_t)probe_page_size(), CHUNK);
+	if (!a->buffer)
+		a->buffer = xaligned((size_t)page, CHUNK);
 	while (length) {
 		uint64_t n = length < chunk ? length : chunk;
 		uint64_t rest = length - n;
-		rate_take(n);
+		rate_take(a->limit, n);
 		if (rest && exact)
 			(void)posix_fadvise(fd, (off_t)(offset + n), (off_t)(rest < chunk ? rest : chunk),
 					    POSIX_FADV_WILLNEED);
-		ssize_t got = pread(fd, buffer, n, (off_t)offset);
+		ssize_t got = pread(fd, a->buffer, n, (off_t)offset);
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
@@ -163,8 +169,8 @@ static int read_extent(int fd, uint64_t offset, uint64_t length, bool exact)
  * read, so readahead is off (POSIX_FADV_RANDOM, on this open file only);
  * else they are the missing pages up to the end of the file, where
  * whatever readahead brings is among them. */
-static int read_extents(int fd, const struct extent *ext, size_t n, bool exact,
-			uint64_t *pages)
+static int read_extents(struct actor *a, uint64_t page, int fd, const struct extent *ext,
+			size_t n, bool exact, uint64_t *pages)
 {
 	int err = 0;
 
@@ -177,16 +183,16 @@ static int read_extents(int fd, const struct extent *ext, size_t n, bool exact,
 			continue;
 		if (length > INT64_MAX - ext[i].offset)
 			length = INT64_MAX - ext[i].offset;
-		err = read_extent(fd, ext[i].offset, length, exact);
-		*pages += extent_pages(ext[i].offset, length);
+		err = read_extent(a, page, fd, ext[i].offset, length, exact);
+		*pages += extent_pages(ext[i].offset, length, page);
 	}
 	return err;
 }
 
 /* The parts of the listed extents (sorted, apart) that are in the
- * missing ones (sorted, apart), into wanted; their number. */
-static size_t intersect(const struct extent *listed, size_t nlisted, const struct extent *miss,
-			size_t nmiss)
+ * missing ones (sorted, apart), into a->wanted; their number. */
+static size_t intersect(struct actor *a, const struct extent *listed, size_t nlisted,
+			const struct extent *miss, size_t nmiss)
 {
 	size_t n = 0, i = 0, j = 0;
 
@@ -196,11 +202,11 @@ static size_t intersect(const struct extent *listed, size_t nlisted, const struc
 		uint64_t start = listed[i].offset > miss[j].offset ? listed[i].offset : miss[j].offset;
 		uint64_t end = a_end < b_end ? a_end : b_end;
 		if (start < end) {
-			if (n == wanted_cap) {
-				wanted_cap = wanted_cap ? 2 * wanted_cap : 16;
-				wanted = xrealloc(wanted, wanted_cap * sizeof *wanted);
+			if (n == a->wanted_cap) {
+				a->wanted_cap = a->wanted_cap ? 2 * a->wanted_cap : 16;
+				a->wanted = xrealloc(a->wanted, a->wanted_cap * sizeof *a->wanted);
 			}
-			wanted[n++] = (struct extent){ start, end - start };
+			a->wanted[n++] = (struct extent){ start, end - start };
 		}
 		if (a_end < b_end)
 			i++;
@@ -212,9 +218,8 @@ static size_t intersect(const struct extent *listed, size_t nlisted, const struc
 
 /* --evict: POSIX_FADV_DONTNEED over the pages the range touches (the
  * kernel drops only the pages wholly inside what it is given). */
-static int evict(int fd, const struct probe_range *range)
+static int evict(int fd, const struct probe_range *range, uint64_t page)
 {
-	uint64_t page = probe_page_size();
 	uint64_t start = range->offset / page * page, end = 0;
 
 	if (start > INT64_MAX)
@@ -231,11 +236,12 @@ static int evict(int fd, const struct probe_range *range)
 /* May readahead run, in a --warm of this range?  When the range goes to
  * the end of the file, and no --rate paces the reads (readahead would
  * read megabytes ahead of the pace). */
-static bool warm_to_end(const struct stat *st, const struct probe_range *range)
+static bool warm_to_end(const struct actor *a, const struct stat *st,
+			const struct probe_range *range)
 {
 	uint64_t end;
 
-	if (rate || !S_ISREG(st->st_mode))
+	if (a->limit || !S_ISREG(st->st_mode))
 		return false;
 	return !range->length ||
 	       __builtin_add_overflow(range->offset, range->length, &end) ||
@@ -243,65 +249,65 @@ static bool warm_to_end(const struct stat *st, const struct probe_range *range)
 }
 
 /* The action on ufd (the user's open file); fd and st: the inspection's. */
-static int act(int fd, int ufd, const struct stat *st, const struct probe_request *req,
-	       uint64_t *did)
+static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct stat *st,
+	       const struct file_request *req, uint64_t *did)
 {
-	struct probe_request plain = { .range = req->range };
-	struct pagecache_stat was;
+	const struct probe_range *range = &req->measure.range;
+	struct probe_request plain = { .range = *range };
+	struct probe_out was = { .backing = a->backing };
+	uint64_t page = p->setup->page_size;
 	int err;
 
 	switch (req->action) {
 	case ACTION_EVICT:
-		err = probe_measure(fd, st, &plain, NULL, &was);
+		err = probe_measure(p, fd, st, &plain, &was);
 		if (err == 0)
-			err = evict(ufd, &req->range);
-		*did = was.cached; /* less the pages still cached: by the caller */
-		return err;
+			err = evict(ufd, range, page);
+		*did = was.stat.cached; /* less the pages still cached: by the caller */
+		break;
 	case ACTION_WARM:
 	case ACTION_LISTED:
 		/* what is cached is never read again */
 		plain.extents = EXTENTS_MISSING;
-		err = probe_measure(fd, st, &plain, &missing, &was);
+		was.detail = &a->missing;
+		err = probe_measure(p, fd, st, &plain, &was);
 		if (err)
-			return err;
-		if (req->action == ACTION_WARM)
-			return read_extents(ufd, missing.extent, missing.nextents,
-					    !warm_to_end(st, &req->range), did);
-		size_t n = intersect(req->listed, req->nlisted, missing.extent, missing.nextents);
-		return read_extents(ufd, wanted, n, true, did);
+			break;
+		if (req->action == ACTION_WARM) {
+			err = read_extents(a, page, ufd, a->missing.extent, a->missing.nextents,
+					   !warm_to_end(a, st, range), did);
+			break;
+		}
+		size_t n = intersect(a, req->listed, req->nlisted, a->missing.extent,
+				     a->missing.nextents);
+		err = read_extents(a, page, ufd, a->wanted, n, true, did);
+		break;
 	default:
-		return 0;
+		err = 0;
+		break;
 	}
+	a->backing = was.backing; /* its buffer, kept for the next file */
+	return err;
 }
 
-int action_fd(int fd, const struct stat *st, const struct probe_request *req,
-	      struct probe_detail *detail, struct pagecache_stat *out)
+int action_fd(struct actor *a, struct prober *p, int fd, const struct stat *st,
+	      const struct file_request *req, struct probe_out *out)
 {
 	int err;
-	int ufd = reopen_as_user(fd, st, &err);
+	int ufd = reopen_as_user(p, fd, st, &err);
 	if (ufd < 0)
 		return err;
 
 	uint64_t did = 0;
-	err = act(fd, ufd, st, req, &did);
+	err = act(a, p, fd, ufd, st, req, &did);
 	close(ufd);
 	if (err == 0)
-		err = probe_measure(fd, st, req, detail, out);
+		err = probe_measure(p, fd, st, &req->measure, out);
 	if (err)
 		return err;
 	if (req->action == ACTION_EVICT)
-		out->dropped = did > out->cached ? did - out->cached : 0;
+		out->stat.dropped = did > out->stat.cached ? did - out->stat.cached : 0;
 	else
-		out->read = did;
+		out->stat.read = did;
 	return 0;
-}
-
-void action_thread_end(void)
-{
-	probe_detail_free(&missing);
-	free(buffer);
-	buffer = NULL;
-	free(wanted);
-	wanted = NULL;
-	wanted_cap = 0;
 }

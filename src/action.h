@@ -3,26 +3,62 @@
 #ifndef PAGESTAT_ACTION_H
 #define PAGESTAT_ACTION_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "probe.h"
 
+/* Done to each file before it is measured. */
+enum action {
+	ACTION_NONE,
+	ACTION_EVICT,  /* --evict: drop the range's clean pages */
+	ACTION_WARM,   /* --warm: read the range's missing pages */
+	ACTION_LISTED, /* --warm-from: read the extents listed */
+};
+
+/* What is done to each file: an action first (or none), then the
+ * measure of its range (for a file that gets a row, -S and -e too). */
+struct file_request {
+	struct probe_request measure;
+	enum action action;
+	const struct extent *listed; /* ACTION_LISTED: nlisted extents */
+	size_t nlisted;
+};
+
 /* --rate: the bytes a warm may read per second, all threads together;
- * 0, the default, is as fast as the disk goes. */
-void action_set_rate(uint64_t bytes_per_second);
+ * one for the run, shared by every thread's actor. */
+struct rate_limit {
+	uint64_t rate; /* bytes per second; 0: as fast as the disk goes */
+	pthread_mutex_t lock;
+	struct timespec next; /* when the next chunk may be read */
+};
 
-/* probe_fd's part when req->action is set.  fd is the file as the
- * inspection opened it (st: its fstat).  It is opened again through
- * /proc/thread-self/fd with the user's own rights, so that a setcap
- * pagestat acts only on what its user could open without it; then the
- * action, then the state after it into out (with out->dropped or
- * out->read).  Returns 0, an errno value or a FAIL_* code: on a
- * failure, nothing was done. */
-int action_fd(int fd, const struct stat *st, const struct probe_request *req,
-	      struct probe_detail *detail, struct pagecache_stat *out);
+void rate_limit_init(struct rate_limit *limit, uint64_t bytes_per_second);
+void rate_limit_free(struct rate_limit *limit);
 
-/* A thread that acted frees what it kept for the next file. */
-void action_thread_end(void);
+/* One thread's acting: what it keeps from file to file.  Made and freed
+ * by the thread's owner, beside its prober. */
+struct actor {
+	struct rate_limit *limit;   /* the run's, or NULL: no --rate */
+	struct probe_detail missing; /* the missing extents of the file warmed */
+	struct extent *wanted;      /* --warm-from: the listed ones missing now */
+	size_t wanted_cap;
+	char *buffer;               /* what the reads go into */
+	struct strbuf backing;      /* the measure before the action's */
+};
+
+void actor_init(struct actor *a, struct rate_limit *limit);
+void actor_free(struct actor *a);
+
+/* req's action on the open file fd (st: its fstat, as the inspection
+ * opened it), then its measure into out (with out->stat.dropped or
+ * .read).  The file is opened again with the user's own rights, so that a
+ * setcap pagestat acts only on what its user could open without it.
+ * Returns 0, an errno value or a FAIL_* code: on a failure, nothing was
+ * done. */
+int action_fd(struct actor *a, struct prober *p, int fd, const struct stat *st,
+	      const struct file_request *req, struct probe_out *out);
 
 #endif

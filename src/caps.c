@@ -2,7 +2,6 @@
 #include <config.h>
 
 #include "caps.h"
-#include "msg.h"
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -228,11 +227,7 @@ static bool cap_effective(cap_value_t cap)
 
 bool caps_have_fowner(void)
 {
-	static int have = -1;
-
-	if (have < 0)
-		have = cap_effective(CAP_FOWNER);
-	return have;
+	return cap_effective(CAP_FOWNER);
 }
 
 const char *caps_describe(void)
@@ -247,18 +242,4 @@ const char *caps_describe(void)
 	if (fowner)
 		return "cap_fowner";
 	return "none";
-}
-
-void caps_explain_eperm(void)
-{
-	static bool explained;
-
-	if (explained)
-		return;
-	explained = true;
-	msg("note: the kernel (Linux 6.14 and later for cachestat, 5.0 and\n"
-	    "  later for mincore) reports the page cache of a file only to its owner,\n"
-	    "  to a user who may write it, or to a process with CAP_FOWNER.  Run\n"
-	    "  pagestat as root, or let an administrator grant it the capabilities:\n"
-	    "    setcap cap_dac_read_search,cap_fowner+ep \"$(command -v pagestat)\"\n");
 }

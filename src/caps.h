@@ -3,7 +3,6 @@
 #define PAGESTAT_CAPS_H
 
 #include <stdbool.h>
-#include <stdio.h>
 
 /* Keep only CAP_DAC_READ_SEARCH and CAP_FOWNER (and CAP_SYS_PTRACE when
  * processes: --pid), where held, in the effective, permitted and bounding
@@ -47,7 +46,5 @@ bool caps_have_fowner(void);
  * "cap_dac_read_search,cap_fowner", or "none". */
 const char *caps_describe(void);
 
-/* Explain, once per run, why the kernel refused with EPERM and the remedy. */
-void caps_explain_eperm(void);
 
 #endif

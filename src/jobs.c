@@ -86,12 +86,11 @@ struct worker_dir {
 
 struct slot {
 	struct walk_event ev;
-	char *text; /* path, then accpath; kept from use to use */
+	char *text; /* path, then the name to open; kept from use to use */
 	size_t text_cap;
-	char *backing; /* a copy of ev.stat.backing, kept from use to use */
-	size_t backing_cap;
+	struct probe_out out; /* what was measured, kept from use to use */
 	struct probe_detail detail;
-	struct jobs_dir *dir; /* an EV_FILE to probe: where accpath is */
+	struct jobs_dir *dir; /* an EV_FILE to probe: where its name is */
 	/* the slot's index in the ring's sequence, times 4, plus SLOT_*: a
 	 * worker that claimed it long ago cannot take its next use */
 	atomic_uint_fast64_t state;
@@ -193,39 +192,32 @@ static int dir_fd(const struct jobs *jobs, const struct slot *s, struct worker_d
 	return own->own_table ? -1 : s->dir->fd;
 }
 
-/* The overlay backing path the probe gives lives in the probing
- * thread's buffer until its next probe: the slot keeps its own copy. */
-static void keep_backing(struct slot *s)
+/* Inspects s's file, opened relative to dirfd, with the inspector of
+ * the thread that took it; what comes out stays in the slot. */
+static void inspect_slot(const struct jobs *jobs, struct slot *s, int dirfd,
+			 struct inspector *ins)
 {
-	const char *backing = s->ev.stat.backing;
-	if (!backing)
-		return;
-	size_t need = strlen(backing) + 1;
-	if (need > s->backing_cap) {
-		s->backing_cap = need < 256 ? 256 : need * 2;
-		free(s->backing);
-		s->backing = xrealloc(NULL, s->backing_cap);
-	}
-	memcpy(s->backing, backing, need);
-	s->ev.stat.backing = s->backing;
+	struct walk_event *ev = &s->ev;
+	struct file_ref ref = ev->ref;
+
+	ref.dirfd = dirfd;
+	ev->err = inspect_at(ins, &ref, jobs->cfg.req, ev->out);
+	ev->ref.id = ref.id;
 }
 
 /* False when the worker could not reach the file's directory: the walk's
- * thread then probes it. */
-static bool probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own)
+ * thread then probes it.  own: a worker's (ins its own); NULL: the
+ * walk's thread. */
+static bool probe_slot(const struct jobs *jobs, struct slot *s, struct worker_dir *own,
+		       struct inspector *ins)
 {
-	struct walk_event *ev = &s->ev;
 	int dirfd = dir_fd(jobs, s, own);
 	if (dirfd < 0)
 		return false;
-	ev->err = probe_path_at(dirfd, ev->accpath, &ev->id, ev->follow, jobs->cfg.probe,
-				ev->details, &ev->stat);
+	inspect_slot(jobs, s, dirfd, ins);
 	/* out of descriptors in a table of its own (a limit lowered since
 	 * the start, prlimit(1)): the walk's thread tries in its own */
-	if (own && own->own_table && ev->err == EMFILE)
-		return false;
-	keep_backing(s);
-	return true;
+	return !(own && own->own_table && s->ev.err == EMFILE);
 }
 
 /* Takes slot index to probe its file: false when it is done already or
@@ -249,7 +241,8 @@ static bool is_taken(struct slot *s, size_t index)
 }
 
 /* Probes the files of a claimed batch that no other thread took. */
-static void run_batch(struct jobs *jobs, size_t first, size_t count, struct worker_dir *own)
+static void run_batch(struct jobs *jobs, size_t first, size_t count, struct worker_dir *own,
+		      struct inspector *ins)
 {
 	for (size_t i = first; i < first + count; i++) {
 		struct slot *s = slot_at(jobs, i);
@@ -257,7 +250,7 @@ static void run_batch(struct jobs *jobs, size_t first, size_t count, struct work
 			continue;
 		/* the last touch of the slot: the walk may reuse it next (or,
 		 * given back, probe it itself) */
-		bool probed = probe_slot(jobs, s, own);
+		bool probed = probe_slot(jobs, s, own, ins);
 		atomic_store(&s->state, slot_state(i, probed ? SLOT_DONE : SLOT_READY));
 		if (atomic_load(&jobs->walker_waiting)) {
 			pthread_mutex_lock(&jobs->lock);
@@ -301,6 +294,7 @@ static void *worker(void *arg)
 {
 	struct jobs *jobs = arg;
 	struct worker_dir own = { 0, -1, jobs->pidfd >= 0 };
+	struct inspector ins;
 	size_t first, count;
 
 	/* the descriptors it takes were not counted in the walk's table
@@ -309,13 +303,15 @@ static void *worker(void *arg)
 		return NULL;
 	(void)caps_thread_own(); /* failed: shared, as before, slower */
 
+	/* its own, opening in its own descriptor table */
+	inspector_init_like(&ins, jobs->cfg.ins);
 	do {
 		while (claim(jobs, &first, &count))
-			run_batch(jobs, first, count, &own);
+			run_batch(jobs, first, count, &own, &ins);
 	} while (wait_for_work(jobs));
 	if (own.serial)
 		close(own.fd);
-	probe_thread_end();
+	inspector_free(&ins);
 	return NULL;
 }
 
@@ -364,12 +360,12 @@ static void apply_head(struct jobs *jobs)
 	publish(jobs);
 	while (!is_done(s, head)) {
 		if (take(s, head)) {
-			probe_slot(jobs, s, NULL);
+			probe_slot(jobs, s, NULL, jobs->cfg.ins);
 			atomic_store(&s->state, slot_state(head, SLOT_DONE));
 			break;
 		}
 		if (claim(jobs, &first, &count)) {
-			run_batch(jobs, first, count, NULL);
+			run_batch(jobs, first, count, NULL, jobs->cfg.ins);
 			continue;
 		}
 		/* a worker is probing it (or gives it back) */
@@ -391,7 +387,7 @@ static struct jobs_dir *cwd_dir(struct jobs *jobs, const struct walk_event *ev)
 		return jobs->cwd;
 	while (jobs->dirs_open >= DIRS_OPEN_MAX && jobs->head < jobs->tail)
 		apply_head(jobs);
-	int fd = openat(ev->dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(ev->ref.dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	jobs->cwd = xcalloc(1, sizeof *jobs->cwd);
@@ -402,10 +398,11 @@ static struct jobs_dir *cwd_dir(struct jobs *jobs, const struct walk_event *ev)
 	return jobs->cwd;
 }
 
-/* Copies path and accpath into the slot's own text. */
+/* Copies the path and the name to open into the slot's own text. */
 static void copy_text(struct slot *s, const struct walk_event *ev)
 {
-	size_t acc_len = ev->accpath ? strlen(ev->accpath) : 0;
+	const char *name = ev->kind == EV_FILE ? ev->ref.name : NULL;
+	size_t acc_len = name ? strlen(name) : 0;
 	size_t need = ev->path_len + 1 + acc_len + 1;
 	if (need > s->text_cap) {
 		s->text_cap = need < 256 ? 256 : need * 2;
@@ -415,10 +412,10 @@ static void copy_text(struct slot *s, const struct walk_event *ev)
 	memcpy(s->text, ev->path, ev->path_len);
 	s->text[ev->path_len] = '\0';
 	s->ev.path = s->text;
-	if (ev->accpath) {
+	if (name) {
 		char *acc = s->text + ev->path_len + 1;
-		memcpy(acc, ev->accpath, acc_len + 1);
-		s->ev.accpath = acc;
+		memcpy(acc, name, acc_len + 1);
+		s->ev.ref.name = acc;
 	}
 }
 
@@ -440,14 +437,13 @@ void jobs_submit(struct jobs *jobs, const struct walk_event *ev)
 	s->ev = *ev;
 	copy_text(s, ev);
 	if (ev->kind == EV_FILE) {
-		s->ev.details = ev->details ? &s->detail : NULL;
+		s->ev.out = &s->out;
+		s->out.detail = ev->want_detail ? &s->detail : NULL;
 		if (dir) {
 			dir->refs++;
 		} else {
 			/* no descriptor of "." (out of them): probe it here, now */
-			s->ev.err = probe_path_at(ev->dirfd, s->ev.accpath, &s->ev.id, ev->follow,
-						  jobs->cfg.probe, s->ev.details, &s->ev.stat);
-			keep_backing(s);
+			inspect_slot(jobs, s, ev->ref.dirfd, jobs->cfg.ins);
 		}
 	}
 	s->dir = dir;
@@ -472,7 +468,7 @@ static size_t ring_slots(const struct jobs_config *cfg)
 {
 	size_t slots = RING_SLOTS;
 	while (slots > 16 &&
-	       slots * cfg->probe->segments * sizeof(struct segment) > RING_SEGMENT_BYTES)
+	       slots * cfg->req->measure.segments * sizeof(struct segment) > RING_SEGMENT_BYTES)
 		slots /= 2;
 	return slots;
 }
@@ -481,7 +477,7 @@ static void jobs_free(struct jobs *jobs)
 {
 	for (size_t i = 0; i <= jobs->mask; i++) {
 		free(jobs->slots[i].text);
-		free(jobs->slots[i].backing);
+		probe_out_free(&jobs->slots[i].out);
 		probe_detail_free(&jobs->slots[i].detail);
 	}
 	free(jobs->slots);
@@ -505,11 +501,11 @@ static void join_all(struct jobs *jobs)
 		pthread_join(jobs->threads[i], NULL);
 }
 
-unsigned jobs_auto_workers(const struct probe_request *probe)
+unsigned jobs_auto_workers(const struct file_request *req)
 {
 	cpu_set_t cpus;
 
-	if (probe->action == ACTION_WARM || sched_getaffinity(0, sizeof cpus, &cpus) != 0)
+	if (req->action == ACTION_WARM || sched_getaffinity(0, sizeof cpus, &cpus) != 0)
 		return 0;
 	int workers = CPU_COUNT(&cpus) - 1;
 	if (workers < 1)
@@ -573,8 +569,6 @@ struct jobs *jobs_start(const struct jobs_config *cfg)
 	pthread_mutex_init(&jobs->lock, NULL);
 	pthread_cond_init(&jobs->work, NULL);
 	pthread_cond_init(&jobs->done, NULL);
-	/* answered once here, not raced for by the workers */
-	(void)caps_have_fowner();
 	jobs->pidfd = walk_pidfd();
 	unsigned workers = workers_that_fit(cfg->workers, jobs->pidfd >= 0);
 

@@ -2,8 +2,9 @@
 #ifndef PAGESTAT_JOBS_H
 #define PAGESTAT_JOBS_H
 
-#include "probe.h"
-#include "walk.h"
+#include "inspect.h"
+#include "event.h"
+#include "source.h"
 
 /* The most threads -j accepts: more never helps (the walk is one thread). */
 #define JOBS_MAX 256
@@ -21,14 +22,16 @@
 /* The workers -j auto starts for a walk that proves big: 0 on one
  * processor, and for --warm (reading waits on storage, where more
  * readers at once help one device and hurt another: -j decides). */
-unsigned jobs_auto_workers(const struct probe_request *probe);
+unsigned jobs_auto_workers(const struct file_request *req);
 
 /* What the workers measure, and who takes the events back, in order. */
 struct jobs_config {
 	unsigned workers;
-	const struct probe_request *probe;
+	const struct file_request *req;
+	/* the walking thread's: each worker makes one like it */
+	struct inspector *ins;
 	/* Called on the walk's thread, in walk order, for every event;
-	 * an EV_FILE comes with err and stat (and details) filled. */
+	 * an EV_FILE comes with err and out filled. */
 	void (*apply)(void *ctx, struct walk_event *ev);
 	void *ctx;
 };

@@ -205,17 +205,18 @@ static void usage(FILE *out)
 static void version(void)
 {
 	const char *why;
+	struct probe_setup setup;
 
 	printf("pagestat %s\n", PACKAGE_VERSION);
-	if (probe_init(PROBE_AUTO, &why) == 0) {
-		int fallback = probe_fallback_errno();
-		printf("method: %s", probe_method_name(probe_method()));
-		if (fallback)
-			printf(" (cachestat unavailable: %s)", strerror(fallback));
+	if (probe_init(PROBE_AUTO, &setup, &why) == 0) {
+		printf("method: %s", probe_method_name(setup.method));
+		if (setup.fallback_errno)
+			printf(" (cachestat unavailable: %s)", strerror(setup.fallback_errno));
 		putchar('\n');
 	} else {
 		printf("method: none (%s)\n", why);
 	}
+	probe_setup_free(&setup);
 	printf("capabilities: %s\n", caps_describe());
 }
 

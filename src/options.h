@@ -11,7 +11,7 @@
 #include "probe.h"
 #include "progress.h"
 #include "sink.h"
-#include "walk.h"
+#include "source.h"
 
 struct options {
 	bool all;             /* -a */
@@ -45,7 +45,7 @@ struct options {
 	size_t npids;
 	enum progress_mode progress; /* --progress, --no-progress */
 	const char *output_file;    /* --output-file, or NULL */
-	enum probe_action action;   /* --evict, --warm, --warm-from */
+	enum action action;         /* --evict, --warm, --warm-from */
 	uint64_t rate;              /* --rate: bytes per second, or 0 */
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	bool system;                /* --system: the whole machine */

@@ -79,9 +79,8 @@ static struct {
 } chain;
 
 /* The mount table and the directory cache are shared by the threads
- * that probe files; each has its own answer. */
+ * that probe files; each has its own answer, in its caller's buffer. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static __thread char backing_path[PATH_MAX];
 
 static char *xstrdup(const char *s)
 {
@@ -465,7 +464,7 @@ static const char *metacopy_check(const struct ovl_mount *m, const char *path)
 
 /* Look the file rel (dir: its first dir_len bytes) up, top down. */
 static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t dir_len,
-				  const struct stat *ov, struct stat *found)
+				  const struct stat *ov, char *backing_path, struct stat *found)
 {
 	enter_directory(m, rel, dir_len);
 	const unsigned char *states = level_states(chain.nlevels - 1);
@@ -499,7 +498,7 @@ static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t d
 	return "it is in none of the layers /proc/self/mountinfo names";
 }
 
-static int find_backing(int fd, const struct stat *st, const char **path, struct stat *found,
+static int find_backing(int fd, const struct stat *st, char *path, struct stat *found,
 			const char **why)
 {
 	/* the thread's own table: a worker's (src/jobs.c) is not the process's */
@@ -538,12 +537,11 @@ static int find_backing(int fd, const struct stat *st, const char **path, struct
 		*why = "its path is too long";
 		return -1;
 	}
-	*why = find_in_layers(m, rel, slash ? (size_t)(slash - rel) : 0, st, found);
-	*path = backing_path;
+	*why = find_in_layers(m, rel, slash ? (size_t)(slash - rel) : 0, st, path, found);
 	return *why ? -1 : 0;
 }
 
-int overlay_backing(int fd, const struct stat *st, const char **path, struct stat *found,
+int overlay_backing(int fd, const struct stat *st, char path[PATH_MAX], struct stat *found,
 		    const char **why)
 {
 	pthread_mutex_lock(&lock);

@@ -2,15 +2,16 @@
 #ifndef PAGESTAT_OVERLAY_H
 #define PAGESTAT_OVERLAY_H
 
+#include <limits.h>
 #include <sys/stat.h>
 
 /* The file in the upper or a lower layer that holds the data of the open
  * overlay file fd (st: its fstat, just taken).  /proc/self/mountinfo is
  * read when first needed, and once more for a mount not in it.  Returns
- * 0 with *path (valid until this thread's next call) and *found (its
- * lstat, which matched what st says of the file); or -1 with *why saying
- * why it cannot be found.  Safe to call from several threads. */
-int overlay_backing(int fd, const struct stat *st, const char **path, struct stat *found,
+ * 0 with its path in path and *found (its lstat, which matched what st
+ * says of the file); or -1 with *why saying why it cannot be found.  Safe
+ * to call from several threads. */
+int overlay_backing(int fd, const struct stat *st, char path[PATH_MAX], struct stat *found,
 		    const char **why);
 
 /* Free what was kept: the mount table and the directory cache. */

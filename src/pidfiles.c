@@ -40,6 +40,7 @@ struct pid_walk {
 	struct pid_file *files;
 	size_t nfiles, cap;
 	struct probe_detail detail;
+	struct probe_out measured;
 	bool told_ptrace, told_map_files;
 	/* --system: only deleted files, and what could not be seen counted
 	 * (not failures) */
@@ -83,7 +84,7 @@ static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, i
 {
 	char what[64];
 	snprintf(what, sizeof what, "--pid %ld: %s", (long)pid,
-		 probe_failure_what(w->cfg->probe));
+		 inspect_failure_what(w->cfg->req));
 	size_t len = strlen(f->path);
 	if (report_tell(&w->out, what, f->path, len, err) && err == EPERM &&
 	    strstr(f->route, "/map_files/") && !w->told_map_files) {
@@ -238,17 +239,17 @@ static int read_fds(struct pid_walk *w, pid_t pid)
  * has: nothing but the file /proc described is opened (safe_open), so
  * that a descriptor dup2()ed over, or a directory of the path swapped for
  * a link, leads nowhere else. */
-static int open_file(const struct pid_file *f, int *fd_out, struct stat *st)
+static int open_file(struct opener *o, const struct pid_file *f, int *fd_out, struct stat *st)
 {
 	struct file_ident id = { .dev = f->dev, .ino = f->ino, .known = true };
 	/* the /proc links lead to the file itself: followed */
-	struct safe_want route = { .follow = true, .id = &id };
+	struct file_ref route = { .dirfd = AT_FDCWD, .name = f->route, .follow = true, .id = id };
 	int err;
-	int fd = safe_open(AT_FDCWD, f->route, &route, st, &err);
+	int fd = safe_open(o, &route, st, &err);
 	/* map_files needs CAP_SYS_ADMIN: else the path, in the process's root */
 	if (fd < 0 && f->alt) {
-		struct safe_want alt = { .follow = false, .id = &id };
-		fd = safe_open(AT_FDCWD, f->alt, &alt, st, &err);
+		struct file_ref alt = { .dirfd = AT_FDCWD, .name = f->alt, .id = id };
+		fd = safe_open(o, &alt, st, &err);
 	}
 	if (fd < 0)
 		return err;
@@ -271,11 +272,11 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 		return true; /* counted with an earlier process */
 	int fd = -1;
 	struct stat st;
-	struct pagecache_stat stat;
-	struct probe_detail *detail = probe_wants_detail(w->cfg->probe) ? &w->detail : NULL;
-	int err = open_file(f, &fd, &st);
+	struct pagecache_stat *stat = &w->measured.stat;
+	w->measured.detail = probe_wants_detail(&w->cfg->req->measure) ? &w->detail : NULL;
+	int err = open_file(&w->cfg->ins->prober.opener, f, &fd, &st);
 	if (!err) {
-		err = probe_fd(fd, &st, w->cfg->probe, detail, &stat);
+		err = inspect_fd(w->cfg->ins, fd, &st, w->cfg->req, &w->measured);
 		close(fd);
 	}
 	if (err == ENOENT && vanished(pid))
@@ -289,16 +290,16 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 		return true;
 	}
 	size_t len = strlen(f->path);
-	report_measured(&w->out, f->path, len, &stat);
-	agg_stat_add(&w->total.stat, &stat);
+	report_measured(&w->out, f->path, len, stat);
+	agg_stat_add(&w->total.stat, stat);
 	w->total.files++;
 	/* could the user stat it as the process's descriptor or mapping, or
 	 * by its path in the process's root? */
-	if ((stat.known & PCS_IDENTITY) &&
+	if ((stat->known & PCS_IDENTITY) &&
 	    !report_user_sees(&w->out, f->dev, f->ino, f->route, true) &&
 	    !(f->alt && report_user_sees(&w->out, f->dev, f->ino, f->alt, false)))
-		stat.known &= ~(unsigned)PCS_IDENTITY;
-	report_row(&w->out, f->path, len, ROW_FILE, &stat, 1, detail);
+		stat->known &= ~(unsigned)PCS_IDENTITY;
+	report_row(&w->out, f->path, len, ROW_FILE, stat, 1, w->measured.detail);
 	return true;
 }
 
@@ -350,7 +351,7 @@ static void run_pids(const struct walk_config *cfg, const pid_t *pids, size_t np
 		.deleted_only = unseen != NULL,
 	};
 
-	w.total.stat.known = probe_known();
+	w.total.stat.known = inspect_known(cfg->ins);
 	for (size_t i = 0; i < npids && !w.out.output_failed; i++)
 		walk_pid(&w, pids[i]);
 	report_end(&w.out);
@@ -363,6 +364,7 @@ static void run_pids(const struct walk_config *cfg, const pid_t *pids, size_t np
 	devino_free(&w.counted);
 	devino_free(&w.mine);
 	probe_detail_free(&w.detail);
+	probe_out_free(&w.measured);
 	if (unseen)
 		*unseen = w.unseen;
 }

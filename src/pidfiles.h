@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "sink.h"
-#include "walk.h"
+#include "source.h"
 
 /* Like walk_run, over the files of each process in pids (in that order;
  * a file met before, in this process or an earlier one, is left out):

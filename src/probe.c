@@ -1,10 +1,12 @@
-/* One file -> struct pagecache_stat: open, check, cachestat or mincore. */
+/* One open file -> struct pagecache_stat: cachestat or mincore, ranges,
+ * segments, extents, overlayfs's backing files. */
 #include <config.h>
 
 #include "probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -16,11 +18,11 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "action.h"
 #include "caps.h"
 #include "compat/cachestat.h"
 #include "overlay.h"
 #include "safeopen.h"
+#include "strbuf.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -33,14 +35,6 @@
 
 /* The backing file was not found: the overlay file is measured itself. */
 #define NO_BACKING (-100)
-
-static enum probe_method chosen = PROBE_CACHESTAT;
-static int fallback_errno;
-static uint64_t page_size;
-/* mincore's residency vector, one window's worth, and (fs_type) the last
- * file systems met: per thread, as with -j the workers measure side by
- * side. */
-static __thread unsigned char *mincore_vec;
 
 static int sys_cachestat(int fd, uint64_t off, uint64_t len, struct cachestat *cs)
 {
@@ -82,7 +76,7 @@ static int try_cachestat(void)
 	return errno == EBADF ? 0 : errno;
 }
 
-static int try_mincore(int fd)
+static int try_mincore(int fd, uint64_t page_size)
 {
 	void *map = mmap(NULL, page_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
@@ -93,22 +87,24 @@ static int try_mincore(int fd)
 	return err;
 }
 
-int probe_init(enum probe_method want, const char **why)
+int probe_init(enum probe_method want, struct probe_setup *setup, const char **why)
 {
-	page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+	*setup = (struct probe_setup){
+		.method = PROBE_CACHESTAT,
+		.page_size = (uint64_t)sysconf(_SC_PAGESIZE),
+		.fowner = caps_have_fowner(),
+	};
 	*why = NULL;
 
 	if (want != PROBE_MINCORE) {
 		int err = try_cachestat();
-		if (err == 0) {
-			chosen = PROBE_CACHESTAT;
+		if (err == 0)
 			return 0;
-		}
 		if (want == PROBE_CACHESTAT) {
 			*why = "cachestat(2) is not usable here (it needs Linux 6.5 or later)";
 			return err;
 		}
-		fallback_errno = err;
+		setup->fallback_errno = err;
 	}
 	/* mincore is tried on a file of its own */
 	int fd = scratch_file();
@@ -116,19 +112,20 @@ int probe_init(enum probe_method want, const char **why)
 		*why = "cannot create a scratch file to test the kernel";
 		return errno;
 	}
-	int err = try_mincore(fd);
+	int err = try_mincore(fd, setup->page_size);
 	if (err == 0)
-		chosen = PROBE_MINCORE;
+		setup->method = PROBE_MINCORE;
 	else
-		*why = fallback_errno ? "neither cachestat(2) nor mincore(2) is usable here"
-				      : "mincore(2) is not usable here";
+		*why = setup->fallback_errno ? "neither cachestat(2) nor mincore(2) is usable here"
+					     : "mincore(2) is not usable here";
 	close(fd);
 	return err;
 }
 
-enum probe_method probe_method(void)
+void probe_setup_free(struct probe_setup *setup)
 {
-	return chosen;
+	(void)setup;
+	overlay_free();
 }
 
 const char *probe_method_name(enum probe_method method)
@@ -144,32 +141,45 @@ const char *probe_method_name(enum probe_method method)
 	return "?";
 }
 
-int probe_fallback_errno(void)
+unsigned probe_known(const struct probe_setup *setup)
 {
-	return fallback_errno;
+	return setup->method == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
 }
 
-unsigned probe_known(void)
+void prober_init(struct prober *p, const struct probe_setup *setup)
 {
-	return chosen == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
+	*p = (struct prober){
+		.setup = setup,
+		.opener = OPENER_INIT,
+		.fs_seen = { { 0, -1 }, { 0, -1 } },
+	};
 }
 
-uint64_t probe_page_size(void)
+void prober_free(struct prober *p)
 {
-	return page_size;
+	opener_close(&p->opener);
+	free(p->mincore_vec);
+	p->mincore_vec = NULL;
+}
+
+void probe_out_free(struct probe_out *out)
+{
+	sb_free(&out->backing);
 }
 
 /* Since Linux 5.0 mincore() does not fail for a file the caller neither
  * owns nor may write: it reports every page resident.  Refuse it here as
  * cachestat does, so that a made-up figure is never shown. */
-static bool mincore_allowed(int fd, const struct stat *st)
+static bool mincore_allowed(const struct prober *p, int fd, const struct stat *st)
 {
-	return st->st_uid == geteuid() || caps_have_fowner() ||
+	return st->st_uid == geteuid() || p->setup->fowner ||
 	       faccessat(fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0;
 }
 
 /* The file being measured, as the measuring functions share it. */
 struct measure {
+	struct prober *p;
+	uint64_t page; /* the page size */
 	int fd;
 	/* the chosen method, or mincore for an overlay file whose backing
 	 * file was not found */
@@ -204,23 +214,23 @@ static int measure_mincore(const struct measure *m, uint64_t first_page, uint64_
 			   uint64_t *cached, struct probe_detail *runs)
 {
 	*cached = 0;
-	if (!mincore_vec)
-		mincore_vec = xrealloc(NULL, MINCORE_WINDOW / page_size);
+	if (!m->p->mincore_vec)
+		m->p->mincore_vec = xrealloc(NULL, MINCORE_WINDOW / m->page);
 	for (uint64_t page = first_page; page < end_page;) {
 		uint64_t count = end_page - page;
-		if (count > MINCORE_WINDOW / page_size)
-			count = MINCORE_WINDOW / page_size;
-		size_t len = (size_t)(count * page_size);
+		if (count > MINCORE_WINDOW / m->page)
+			count = MINCORE_WINDOW / m->page;
+		size_t len = (size_t)(count * m->page);
 		void *map = mmap(NULL, len, PROT_READ, MAP_SHARED, m->fd,
-				 (off_t)(page * page_size));
+				 (off_t)(page * m->page));
 		if (map == MAP_FAILED)
 			return errno;
-		int err = mincore(map, len, mincore_vec) == 0 ? 0 : errno;
+		int err = mincore(map, len, m->p->mincore_vec) == 0 ? 0 : errno;
 		munmap(map, len);
 		if (err)
 			return err;
 		for (uint64_t i = 0; i < count; i++) {
-			if (!(mincore_vec[i] & 1))
+			if (!(m->p->mincore_vec[i] & 1))
 				continue;
 			*cached += 1;
 			if (runs)
@@ -239,7 +249,7 @@ static int count_cached(const struct measure *m, uint64_t first_page, uint64_t e
 		return measure_mincore(m, first_page, end_page, cached, NULL);
 
 	struct cachestat cs;
-	if (sys_cachestat(m->fd, first_page * page_size, (end_page - first_page) * page_size,
+	if (sys_cachestat(m->fd, first_page * m->page, (end_page - first_page) * m->page,
 			  &cs) != 0)
 		return errno == EPERM ? FAIL_REFUSED : errno;
 	*cached = cs.nr_cache;
@@ -299,7 +309,7 @@ static void finish_extents(const struct measure *m, enum extent_mode mode,
 		n = detail->nextents = k;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t lo = v[i].offset * page_size, hi = (v[i].offset + v[i].length) * page_size;
+		uint64_t lo = v[i].offset * m->page, hi = (v[i].offset + v[i].length) * m->page;
 		if (lo < m->start)
 			lo = m->start;
 		if (hi > m->end)
@@ -316,8 +326,8 @@ static int measure_segments(const struct measure *m, struct probe_detail *detail
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t a = m->first_page + (uint64_t)((unsigned __int128)pages * i / n);
 		uint64_t b = m->first_page + (uint64_t)((unsigned __int128)pages * (i + 1) / n);
-		uint64_t lo = a * page_size < m->start ? m->start : a * page_size;
-		uint64_t hi = b * page_size > m->end ? m->end : b * page_size;
+		uint64_t lo = a * m->page < m->start ? m->start : a * m->page;
+		uint64_t hi = b * m->page > m->end ? m->end : b * m->page;
 		struct segment *seg = &detail->segments[i];
 		*seg = (struct segment){ .offset = lo, .length = hi > lo ? hi - lo : 0,
 					 .pages = b - a };
@@ -352,23 +362,18 @@ static int measure_detail(const struct measure *m, enum extent_mode extents, uin
 
 /* The file system type of a file: one fstatfs for each device met, but
  * for the last two (an overlay and the file system of its layers). */
-static long fs_type(int fd, const struct stat *st)
+static long fs_type(struct prober *p, int fd, const struct stat *st)
 {
-	static __thread struct {
-		dev_t dev;
-		long type;
-	} known[2] = { { 0, -1 }, { 0, -1 } };
-
 	for (int i = 0; i < 2; i++)
-		if (known[i].type != -1 && known[i].dev == st->st_dev)
-			return known[i].type;
+		if (p->fs_seen[i].type != -1 && p->fs_seen[i].dev == st->st_dev)
+			return p->fs_seen[i].type;
 	struct statfs sfs;
 	if (fstatfs(fd, &sfs) != 0)
 		return 0;
-	known[1] = known[0];
-	known[0].dev = st->st_dev;
-	known[0].type = (long)sfs.f_type;
-	return known[0].type;
+	p->fs_seen[1] = p->fs_seen[0];
+	p->fs_seen[0].dev = st->st_dev;
+	p->fs_seen[0].type = (long)sfs.f_type;
+	return p->fs_seen[0].type;
 }
 
 static int file_size(int fd, const struct stat *st, uint64_t *size)
@@ -384,7 +389,7 @@ static int measure_counters(const struct measure *m, const struct stat *st,
 			    struct pagecache_stat *out)
 {
 	if (m->method == PROBE_MINCORE) {
-		if (!mincore_allowed(m->fd, st))
+		if (!mincore_allowed(m->p, m->fd, st))
 			return FAIL_REFUSED;
 		return measure_mincore(m, m->first_page, m->end_page, &out->cached, NULL);
 	}
@@ -403,12 +408,15 @@ static int measure_counters(const struct measure *m, const struct stat *st,
 }
 
 /* The request's range of the file fd (st: its fstat, size: its size) by
- * method: the counters into out, segments and extents into detail. */
-static int measure_range(int fd, const struct stat *st, uint64_t size, enum probe_method method,
-			 const struct probe_request *req, struct probe_detail *detail,
-			 struct pagecache_stat *out)
+ * method: the counters into out->stat, segments and extents into
+ * out->detail. */
+static int measure_range(struct prober *p, int fd, const struct stat *st, uint64_t size,
+			 enum probe_method method, const struct probe_request *req,
+			 struct probe_out *out)
 {
-	struct measure m = { .fd = fd, .method = method };
+	struct measure m = { .p = p, .page = p->setup->page_size, .fd = fd, .method = method };
+	struct probe_detail *detail = out->detail;
+	struct pagecache_stat *stat = &out->stat;
 
 	/* Clip the range to the file: an offset past the end is empty. */
 	m.start = req->range.offset < size ? req->range.offset : size;
@@ -416,8 +424,8 @@ static int measure_range(int fd, const struct stat *st, uint64_t size, enum prob
 	if (req->range.length && req->range.length < m.end - m.start)
 		m.end = m.start + req->range.length;
 
-	out->known = method == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
-	out->size = m.end - m.start;
+	stat->known = method == PROBE_CACHESTAT ? PCS_ALL : PCS_CACHED;
+	stat->size = m.end - m.start;
 	if (detail) {
 		detail->nextents = 0;
 		detail->nsegments = req->segments;
@@ -429,152 +437,95 @@ static int measure_range(int fd, const struct stat *st, uint64_t size, enum prob
 			detail->segments[i] = (struct segment){ .offset = m.start };
 		return 0;
 	}
-	m.first_page = m.start / page_size;
-	m.end_page = (m.end - 1) / page_size + 1;
-	out->pages = m.end_page - m.first_page;
+	m.first_page = m.start / m.page;
+	m.end_page = (m.end - 1) / m.page + 1;
+	stat->pages = m.end_page - m.first_page;
 
-	int err = measure_counters(&m, st, out);
+	int err = measure_counters(&m, st, stat);
 	if (err == 0 && detail)
-		err = measure_detail(&m, req->extents, out->cached, detail);
+		err = measure_detail(&m, req->extents, stat->cached, detail);
 	return err;
 }
 
-static int measure_fd(int fd, const struct stat *st, const struct probe_request *req,
-		      struct probe_detail *detail, struct pagecache_stat *out, int depth);
+static int measure_fd(struct prober *p, int fd, const struct stat *st,
+		      const struct probe_request *req, struct probe_out *out, int depth);
 
-/* The backing file of an overlay file, opened as any file is, checked to
- * be the one found, and measured in its place; depth: overlays below
- * this one. */
-static int probe_backing(int fd, const struct stat *st, const struct probe_request *req,
-			 struct probe_detail *detail, struct pagecache_stat *out, int depth,
+/* The backing file of an overlay file, opened as any file is (safe_open,
+ * which must find the file found), and measured in its place; depth:
+ * overlays below this one. */
+static int probe_backing(struct prober *p, int fd, const struct stat *st,
+			 const struct probe_request *req, struct probe_out *out, int depth,
 			 const char **why)
 {
-	const char *path;
+	char path[PATH_MAX];
 	struct stat found, bst;
 
 	if (depth >= OVERLAY_DEPTH) {
 		*why = "overlays are nested too deep";
 		return NO_BACKING;
 	}
-	if (overlay_backing(fd, st, &path, &found, why) != 0)
+	if (overlay_backing(fd, st, path, &found, why) != 0)
 		return NO_BACKING;
-	struct file_ident want_id = file_ident_of(&found);
-	struct safe_want want = { .follow = false, .id = &want_id };
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = path, .id = file_ident_of(&found) };
 	int err;
-	int bfd = safe_open(AT_FDCWD, path, &want, &bst, &err);
+	int bfd = safe_open(&p->opener, &ref, &bst, &err);
 	if (bfd < 0) {
 		*why = err == EACCES ? "its backing file cannot be opened (Permission denied)"
 		       : err == FAIL_CHANGED ? "its backing file changed while it was looked up"
-					       : "its backing file cannot be opened";
+					     : "its backing file cannot be opened";
 		return NO_BACKING;
 	}
-	err = measure_fd(bfd, &bst, req, detail, out, depth + 1);
-	/* nested: the innermost file, in the same buffer */
-	if (err == 0 && !out->backing)
-		out->backing = path;
+	err = measure_fd(p, bfd, &bst, req, out, depth + 1);
+	/* nested: the innermost file */
+	if (err == 0 && !out->stat.backing) {
+		out->backing.len = 0;
+		sb_puts(&out->backing, path);
+		sb_putc(&out->backing, '\0');
+		out->stat.backing = out->backing.data;
+	}
 	close(bfd);
 	return err;
 }
 
-static int measure_fd(int fd, const struct stat *st, const struct probe_request *req,
-		      struct probe_detail *detail, struct pagecache_stat *out, int depth)
+static int measure_fd(struct prober *p, int fd, const struct stat *st,
+		      const struct probe_request *req, struct probe_out *out, int depth)
 {
 	uint64_t size;
 	int err = file_size(fd, st, &size);
 	if (err)
 		return err;
 
-	long type = S_ISREG(st->st_mode) ? fs_type(fd, st) : 0;
+	enum probe_method method = p->setup->method;
+	long type = S_ISREG(st->st_mode) ? fs_type(p, fd, st) : 0;
 	if (type == HUGETLBFS_MAGIC)
 		return FAIL_HUGETLB; /* mincore would call its pages absent */
 	/* cachestat sees an overlayfs file's own empty mapping, zeros: ask
 	 * about its backing file instead, or else use mincore, as an mmap
 	 * maps the backing file */
-	bool overlay = type == OVERLAYFS_SUPER_MAGIC && chosen == PROBE_CACHESTAT;
+	bool overlay = type == OVERLAYFS_SUPER_MAGIC && method == PROBE_CACHESTAT;
 	const char *why = NULL;
 	if (overlay) {
-		err = probe_backing(fd, st, req, detail, out, depth, &why);
+		err = probe_backing(p, fd, st, req, out, depth, &why);
 		if (err != NO_BACKING)
 			return err;
 	}
-	memset(out, 0, sizeof *out);
-	out->overlay = overlay;
-	out->overlay_why = why;
-	return measure_range(fd, st, size, overlay ? PROBE_MINCORE : chosen, req, detail, out);
+	out->stat = (struct pagecache_stat){ .overlay = overlay, .overlay_why = why };
+	return measure_range(p, fd, st, size, overlay ? PROBE_MINCORE : method, req, out);
 }
 
-int probe_measure(int fd, const struct stat *st, const struct probe_request *req,
-		  struct probe_detail *detail, struct pagecache_stat *out)
+int probe_measure(struct prober *p, int fd, const struct stat *st,
+		  const struct probe_request *req, struct probe_out *out)
 {
-	int err = measure_fd(fd, st, req, detail, out, 0);
+	int err = measure_fd(p, fd, st, req, out, 0);
+	struct pagecache_stat *stat = &out->stat;
 	if (err == 0 && S_ISREG(st->st_mode)) {
-		out->known |= PCS_IDENTITY;
-		out->inode = (uint64_t)st->st_ino;
-		out->file_size = (uint64_t)st->st_size;
-		out->mtime = (uint64_t)st->st_mtim.tv_sec;
-		out->mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
+		stat->known |= PCS_IDENTITY;
+		stat->inode = (uint64_t)st->st_ino;
+		stat->file_size = (uint64_t)st->st_size;
+		stat->mtime = (uint64_t)st->st_mtim.tv_sec;
+		stat->mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
 	}
 	return err;
-}
-
-const char *probe_failure_what(const struct probe_request *req)
-{
-	switch (req->action) {
-	case ACTION_EVICT:
-		return "cannot evict";
-	case ACTION_WARM:
-	case ACTION_LISTED:
-		return "cannot warm";
-	default:
-		return "cannot inspect";
-	}
-}
-
-int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
-	     struct probe_detail *detail, struct pagecache_stat *out)
-{
-	if (req->action != ACTION_NONE)
-		return action_fd(fd, st, req, detail, out);
-	return probe_measure(fd, st, req, detail, out);
-}
-
-/* The identity of a file the walk made no stat of, when not even its
- * O_PATH open worked (out of descriptors, say): from a stat of its name;
- * else none, and why the name cannot be stat()ed, which the walk's stat
- * would have said. */
-static int ident_by_name(int dirfd, const char *path, bool follow, struct file_ident *id,
-			 int open_err)
-{
-	struct stat st;
-	if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0)
-		return errno;
-	*id = file_ident_of(&st);
-	return open_err;
-}
-
-int probe_path_at(int dirfd, const char *path, struct file_ident *id, bool follow,
-		  const struct probe_request *req, struct probe_detail *detail,
-		  struct pagecache_stat *out)
-{
-	struct safe_want want = { .follow = follow, .id = id };
-	struct stat st;
-	int err;
-	int fd = safe_open(dirfd, path, &want, &st, &err);
-	if (fd < 0 && !id->known)
-		return ident_by_name(dirfd, path, follow, id, err);
-	if (fd < 0)
-		return err;
-	err = probe_fd(fd, &st, req, detail, out);
-	close(fd);
-	return err;
-}
-
-void probe_thread_end(void)
-{
-	action_thread_end();
-	safe_thread_end();
-	free(mincore_vec);
-	mincore_vec = NULL;
 }
 
 void probe_detail_free(struct probe_detail *detail)
@@ -583,10 +534,3 @@ void probe_detail_free(struct probe_detail *detail)
 	free(detail->extent);
 	*detail = (struct probe_detail){ 0 };
 }
-
-void probe_free(void)
-{
-	overlay_free();
-	probe_thread_end();
-}
-

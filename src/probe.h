@@ -1,4 +1,5 @@
-/* One file -> struct pagecache_stat: open, check, cachestat or mincore. */
+/* One open file -> struct pagecache_stat: cachestat or mincore, ranges,
+ * segments, extents, overlayfs's backing files. */
 #ifndef PAGESTAT_PROBE_H
 #define PAGESTAT_PROBE_H
 
@@ -9,6 +10,7 @@
 
 #include "fail.h"
 #include "safeopen.h"
+#include "strbuf.h"
 
 enum probe_method { PROBE_AUTO, PROBE_CACHESTAT, PROBE_MINCORE };
 
@@ -30,8 +32,8 @@ struct pagecache_stat {
 	uint64_t pages; /* pages the range touches */
 	uint64_t cached, dirty, writeback, evicted, recently_evicted;
 	unsigned known; /* PCS_* bits */
-	/* on overlayfs: the backing file measured in its place (valid until
-	 * the next probe), or NULL */
+	/* on overlayfs: the backing file measured in its place (in the
+	 * probe_out's buffer, as long as it is not reused), or NULL */
 	const char *backing;
 	/* on overlayfs, backing file not found: measured with mincore */
 	bool overlay;
@@ -63,23 +65,12 @@ struct extent {
 
 enum extent_mode { EXTENTS_NONE, EXTENTS_CACHED, EXTENTS_MISSING };
 
-/* Done to each file before it is measured (action.c). */
-enum probe_action {
-	ACTION_NONE,
-	ACTION_EVICT, /* --evict: drop the range's clean pages */
-	ACTION_WARM,  /* --warm: read the range's missing pages */
-	ACTION_LISTED, /* --warm-from: read the extents listed */
-};
-
 /* What is measured in each file: its range, and for a file that gets a
- * row, -S and -e; and the action done first. */
+ * row, -S and -e. */
 struct probe_request {
 	struct probe_range range;
 	unsigned segments;        /* -S N, or 0 */
 	enum extent_mode extents; /* -e */
-	enum probe_action action;
-	const struct extent *listed; /* ACTION_LISTED: nlisted extents */
-	size_t nlisted;
 };
 
 static inline bool probe_wants_detail(const struct probe_request *req)
@@ -97,49 +88,63 @@ struct probe_detail {
 };
 
 
-/* Choose the method (auto tries cachestat on a file of its own).  Returns
- * 0, or an errno value when the wanted method cannot work here; *why then
- * says what failed. */
-int probe_init(enum probe_method want, const char **why);
+/* Where one file's measure goes: the caller's, kept from file to file,
+ * so that what a row points at lives as long as the row. */
+struct probe_out {
+	struct pagecache_stat stat;  /* stat.backing points into backing */
+	struct probe_detail *detail; /* -S and -e for this file, or NULL */
+	struct strbuf backing;       /* on overlayfs: the backing file's path */
+};
 
-enum probe_method probe_method(void);
+void probe_out_free(struct probe_out *out);
+
+struct overlays;
+
+/* What the measure of every file in a run shares, chosen once at
+ * start-up: the same for every thread. */
+struct probe_setup {
+	enum probe_method method;  /* cachestat or mincore */
+	int fallback_errno;        /* auto fell back to mincore: why cachestat failed */
+	uint64_t page_size;
+	bool fowner;               /* CAP_FOWNER effective: the owner rule is passed */
+	struct overlays *overlays; /* overlayfs's mounts, looked up by every thread */
+};
+
+/* Choose the method (auto tries cachestat on a file of its own) into
+ * setup.  Returns 0, or an errno value when the wanted method cannot work
+ * here; *why then says what failed. */
+int probe_init(enum probe_method want, struct probe_setup *setup, const char **why);
+void probe_setup_free(struct probe_setup *setup);
+
 const char *probe_method_name(enum probe_method method);
-/* When auto fell back to mincore: the errno cachestat failed with, else 0. */
-int probe_fallback_errno(void);
-unsigned probe_known(void);
-uint64_t probe_page_size(void);
+/* The counters the method knows (PCS_*). */
+unsigned probe_known(const struct probe_setup *setup);
 
+/* One thread's measuring: its buffers and what it keeps from file to
+ * file.  Made and freed by the thread's owner (a worker of -j has one). */
+struct prober {
+	const struct probe_setup *setup;
+	struct opener opener;       /* safe_open's */
+	unsigned char *mincore_vec; /* mincore's residency vector, a window's */
+	/* the file systems of the last two devices met (an overlay and the
+	 * file system of its layers), for one fstatfs per device */
+	struct {
+		dev_t dev;
+		long type;
+	} fs_seen[2];
+};
 
-/* Open path (relative to the directory dirfd, or AT_FDCWD) by
- * safe_open(), which opens nothing but the file the walk saw (*id, when
- * known) or a regular file, and measure the request's range; with
- * detail (else NULL), its segments and extents too.  follow: the walk
- * stat()ed through a symbolic link, so open through it.  Returns 0, an
- * errno value or a FAIL_* code. */
-int probe_path_at(int dirfd, const char *path, struct file_ident *id, bool follow,
-		  const struct probe_request *req, struct probe_detail *detail,
-		  struct pagecache_stat *out);
+void prober_init(struct prober *p, const struct probe_setup *setup);
+void prober_free(struct prober *p);
 
-/* The same for an open regular file or block device (st: its fstat). */
-int probe_fd(int fd, const struct stat *st, const struct probe_request *req,
-	     struct probe_detail *detail, struct pagecache_stat *out);
-
-/* How a failure of this request is told: "cannot inspect", or the
- * action's "cannot evict", "cannot warm". */
-const char *probe_failure_what(const struct probe_request *req);
-
-/* probe_fd without the request's action: what an action measures with. */
-int probe_measure(int fd, const struct stat *st, const struct probe_request *req,
-		  struct probe_detail *detail, struct pagecache_stat *out);
-
-/* A thread that measured files frees what it kept for the next one. */
-void probe_thread_end(void);
+/* Measure the request's range of the open regular file or block device
+ * fd (st: its fstat) into out: the counters, and out->detail's segments
+ * and extents when it is not NULL.  Returns 0, an errno value or a
+ * FAIL_* code. */
+int probe_measure(struct prober *p, int fd, const struct stat *st,
+		  const struct probe_request *req, struct probe_out *out);
 
 /* Frees a detail's buffers. */
 void probe_detail_free(struct probe_detail *detail);
-
-
-/* Free what the probe keeps between files. */
-void probe_free(void);
 
 #endif

@@ -4,6 +4,7 @@
 #include "progress.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -28,10 +29,9 @@ static struct {
 	uint64_t read;    /* bytes read so far, by every thread (atomic) */
 	uint64_t first_read; /* bytes of the first read (atomic) */
 	int64_t paced_from;  /* when it ended (atomic; 0: none yet) */
+	pthread_t drawer;    /* the thread that started it */
 } meter;
 
-/* Only the thread that started the meter draws it. */
-static __thread bool drawer;
 
 static int64_t now_ns(void)
 {
@@ -64,7 +64,7 @@ void progress_start(enum progress_mode mode, bool table, uint64_t page_size)
 	meter.warming = false;
 	meter.read = meter.first_read = 0;
 	meter.paced_from = 0;
-	drawer = true;
+	meter.drawer = pthread_self();
 	meter.start = meter.last = now_ns();
 	meter.first = meter.start + (mode == PROGRESS_ALWAYS ? 0 : delay_ns());
 }
@@ -128,7 +128,8 @@ static void draw(int64_t now)
 /* Drawn now if it is time. */
 static void tick(void)
 {
-	if (!meter.on || !drawer)
+	/* only the thread that started the meter draws it */
+	if (!meter.on || !pthread_equal(pthread_self(), meter.drawer))
 		return;
 	int64_t now = now_ns();
 	/* the first time as soon as it may be, then every REDRAW_NS */

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <sys/stat.h>
 
-#include "caps.h"
 #include "msg.h"
 #include "progress.h"
 #include "userfile.h"
@@ -89,6 +88,21 @@ void report_measured(struct report *rep, const char *path, size_t len,
 	progress_file(stat->cached);
 }
 
+/* Explain, once per run, why the kernel refused with EPERM and the remedy. */
+static void explain_eperm(void)
+{
+	static bool explained;
+
+	if (explained)
+		return;
+	explained = true;
+	msg("note: the kernel (Linux 6.14 and later for cachestat, 5.0 and\n"
+	    "  later for mincore) reports the page cache of a file only to its owner,\n"
+	    "  to a user who may write it, or to a process with CAP_FOWNER.  Run\n"
+	    "  pagestat as root, or let an administrator grant it the capabilities:\n"
+	    "    setcap cap_dac_read_search,cap_fowner+ep \"$(command -v pagestat)\"\n");
+}
+
 bool report_tell(struct report *rep, const char *what, const char *path, size_t len, int err)
 {
 	/* Without privileges a whole tree can be refused: name the first
@@ -100,7 +114,7 @@ bool report_tell(struct report *rep, const char *what, const char *path, size_t 
 	report_say(what, path, len);
 	msg_more(": %s\n", fail_strerror(err));
 	if (err == FAIL_REFUSED)
-		caps_explain_eperm();
+		explain_eperm();
 	return true;
 }
 

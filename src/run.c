@@ -15,6 +15,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "pidfiles.h"
+#include "inspect.h"
 #include "probe.h"
 #include "progress.h"
 #include "rank.h"
@@ -32,13 +33,21 @@ struct outcome {
 	bool nothing_counted; /* no page: --expect-cached had nothing to judge */
 };
 
-/* A warm's plan, made before the output begins: the snapshot of
- * --warm-from, read and checked, and the bytes to read. */
-static struct snapshot *snapshot;
-static uint64_t to_read;
-
-/* --system: the kernel's figures, read at the end of each inspection. */
-static struct system_figures figures;
+/* A run's plan, made from the options before the output begins and
+ * passed to each inspection. */
+struct run {
+	const struct options *opts;
+	struct probe_setup setup;  /* the method, the page size */
+	struct rate_limit limit;   /* --rate */
+	struct file_request req;   /* what is done to each file */
+	struct inspector ins;      /* the walking thread's */
+	/* a warm's: the snapshot of --warm-from, read and checked, and the
+	 * bytes to read */
+	struct snapshot *snapshot;
+	uint64_t to_read;
+	/* --system: the kernel's figures, read at the end of each inspection */
+	struct system_figures figures;
+};
 
 /* --expect-cached: is the cached share of the total below the mark?  No
  * page at all (an empty or not yet mounted directory, only empty files)
@@ -85,10 +94,11 @@ static bool shows_identity(const struct options *opts)
 	return false;
 }
 
-/* What the walk (or --pid, --system, --warm-from) takes of the options. */
-static struct walk_config walk_config_of(const struct options *opts,
-					 const struct probe_request *probe)
+/* What the walk (or --pid, --system, --warm-from) takes of the run. */
+static struct walk_config walk_config_of(struct run *run, const struct file_request *req)
 {
+	const struct options *opts = run->opts;
+
 	return (struct walk_config){
 		.limit_identity = caps_borrowed() && shows_identity(opts),
 		.follow = opts->follow,
@@ -97,7 +107,8 @@ static struct walk_config walk_config_of(const struct options *opts,
 		.all = opts->all,
 		.quiet = opts->quiet,
 		.max_depth = opts->max_depth,
-		.probe = probe,
+		.req = req,
+		.ins = &run->ins,
 		.excludes = opts->excludes,
 		.nexcludes = opts->nexcludes,
 		.jobs = opts->jobs,
@@ -134,9 +145,9 @@ static void say_evict_left(const struct options *opts, const struct pagecache_st
 
 /* One inspection of everything asked: rows out, the total last.  With
  * watch (-i), the sample's time and each row's change go along. */
-static int inspect(const struct options *opts, struct watch *watch, FILE *out,
-		   struct outcome *outcome)
+static int inspect(struct run *run, struct watch *watch, FILE *out, struct outcome *outcome)
 {
+	const struct options *opts = run->opts;
 	struct sink_config sink_cfg = {
 		.out = out,
 		.columns = opts->columns,
@@ -145,33 +156,27 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 		.counters_in_pages = opts->counters_in_pages,
 		.headings = opts->headings,
 		.total_row = opts->total,
-		.page_size = probe_page_size(),
-		.method = probe_method_name(probe_method()),
+		.page_size = run->setup.page_size,
+		.method = probe_method_name(run->setup.method),
 		.range = opts->range,
 		.segments = opts->segments,
 		.extents = opts->extents,
 		.time = watch ? watch_time(watch) : NULL,
 		.later_sample = watch && watch_later_sample(watch),
-		.system = opts->system ? &figures : NULL,
+		.system = opts->system ? &run->figures : NULL,
 	};
-	struct probe_request probe = {
-		.range = opts->range,
-		.segments = opts->segments,
-		.extents = opts->extents,
-		.action = opts->action,
-	};
-	struct walk_config walk_cfg = walk_config_of(opts, &probe);
+	struct walk_config walk_cfg = walk_config_of(run, &run->req);
 	struct sink *sink = new_sink(opts, watch, &sink_cfg);
 	struct walk_result result = { 0 };
 
 	if (sink_begin(sink)) {
 		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
 		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED)
-			progress_to_read(to_read);
-		if (snapshot)
-			snapshot_run(snapshot, &walk_cfg, sink, &result);
+			progress_to_read(run->to_read);
+		if (run->snapshot)
+			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
 		else if (opts->system)
-			system_run(&walk_cfg, sink, &result, &figures);
+			system_run(&walk_cfg, sink, &result, &run->figures);
 		else if (opts->npids)
 			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
 		else
@@ -202,11 +207,12 @@ static int inspect(const struct options *opts, struct watch *watch, FILE *out,
 
 /* One inspection written to stdout, or through --output-file: there each
  * sample of -i replaces the file whole (what a textfile collector reads). */
-static int inspect_to_output(const struct options *opts, struct watch *watch,
-			     struct outcome *outcome)
+static int inspect_to_output(struct run *run, struct watch *watch, struct outcome *outcome)
 {
+	const struct options *opts = run->opts;
+
 	if (!opts->output_file) {
-		int status = inspect(opts, watch, stdout, outcome);
+		int status = inspect(run, watch, stdout, outcome);
 		/* each sample reaches the reader (| jq) as soon as it is done;
 		 * the stream's error is told when it is closed */
 		if (outcome->output_failed || (watch && fflush(stdout) != 0))
@@ -216,20 +222,20 @@ static int inspect_to_output(const struct options *opts, struct watch *watch,
 	FILE *out = outfile_open(opts->output_file);
 	if (!out)
 		return STATUS_FATAL;
-	int status = inspect(opts, watch, out, outcome);
+	int status = inspect(run, watch, out, outcome);
 	return outfile_close(out, outcome->output_failed ? STATUS_FATAL : status);
 }
 
 /* -i: a failure in any sample makes the status 1; --expect-cached is
  * judged on the last sample. */
-static int watch_samples(const struct options *opts, struct outcome *outcome)
+static int watch_samples(struct run *run, struct outcome *outcome)
 {
-	struct watch *watch = watch_new(opts->interval, opts->count);
+	struct watch *watch = watch_new(run->opts->interval, run->opts->count);
 	int status = STATUS_OK;
 	bool failed = false;
 
 	while (watch_begin_sample(watch)) {
-		status = inspect_to_output(opts, watch, outcome);
+		status = inspect_to_output(run, watch, outcome);
 		if (status == STATUS_FATAL)
 			break;
 		failed |= status == STATUS_SOME_FAILED;
@@ -268,14 +274,15 @@ static void null_end(struct sink *sink, const struct row *total, uint64_t errors
 }
 
 /* --warm: what is missing, counted by an inspection that says nothing. */
-static uint64_t missing_bytes(const struct options *opts)
+static uint64_t missing_bytes(struct run *run)
 {
 	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
+	const struct options *opts = run->opts;
 	struct sink_config cfg = { .out = stdout };
 	struct walk_result result = { 0 };
 
-	struct probe_request probe = { .range = opts->range };
-	struct walk_config walk_cfg = walk_config_of(opts, &probe);
+	struct file_request plain = { .measure = { .range = opts->range } };
+	struct walk_config walk_cfg = walk_config_of(run, &plain);
 	/* every file counted, no row, nothing said (the warm says it) */
 	walk_cfg.all = false;
 	walk_cfg.max_depth = -1;
@@ -286,27 +293,28 @@ static uint64_t missing_bytes(const struct options *opts)
 	else
 		walk_run(&walk_cfg, opts->operands, &sink, &result);
 	const struct pagecache_stat *t = &result.total.stat;
-	return (t->pages - t->cached) * probe_page_size();
+	return (t->pages - t->cached) * run->setup.page_size;
 }
 
 /* Before a warm: what it will read, which must fit in the memory the
  * kernel says is available; else nothing is read (status 3). */
-static int plan_warm(const struct options *opts)
+static int plan_warm(struct run *run)
 {
+	const struct options *opts = run->opts;
 	uint64_t available;
 
 	if (opts->action == ACTION_LISTED) {
-		snapshot = snapshot_open(opts->warm_from, &to_read);
-		if (!snapshot)
+		run->snapshot = snapshot_open(opts->warm_from, run->setup.page_size, &run->to_read);
+		if (!run->snapshot)
 			return STATUS_USAGE;
 	} else if (opts->action == ACTION_WARM) {
-		to_read = missing_bytes(opts);
+		run->to_read = missing_bytes(run);
 	} else {
 		return STATUS_OK;
 	}
-	if (system_meminfo("MemAvailable", &available) && to_read > available) {
+	if (system_meminfo("MemAvailable", &available) && run->to_read > available) {
 		char need[FMT_BUFSIZE], have[FMT_BUFSIZE];
-		fmt_human(need, to_read);
+		fmt_human(need, run->to_read);
 		fmt_human(have, available);
 		bool warm = opts->action == ACTION_WARM;
 		/* --warm-from takes no --offset or --length: its rows say what */
@@ -317,37 +325,64 @@ static int plan_warm(const struct options *opts)
 			   "jq, say)");
 		return STATUS_FATAL;
 	}
-	action_set_rate(opts->rate);
 	return STATUS_OK;
+}
+
+/* The plan: the method, and what each file is asked; false when no
+ * method works here (told). */
+static bool run_init(struct run *run, const struct options *opts)
+{
+	const char *why;
+
+	*run = (struct run){
+		.opts = opts,
+		.req = {
+			.measure = {
+				.range = opts->range,
+				.segments = opts->segments,
+				.extents = opts->extents,
+			},
+			.action = opts->action,
+		},
+	};
+	int err = probe_init(opts->method, &run->setup, &why);
+	if (err) {
+		msg("%s: %s\n", why, strerror(err));
+		probe_setup_free(&run->setup);
+		return false;
+	}
+	rate_limit_init(&run->limit, opts->rate);
+	inspector_init(&run->ins, &run->setup, &run->limit);
+	return true;
+}
+
+static void run_free(struct run *run)
+{
+	snapshot_free(run->snapshot);
+	inspector_free(&run->ins);
+	rate_limit_free(&run->limit);
+	probe_setup_free(&run->setup);
 }
 
 int run_inspection(const struct options *opts)
 {
 	struct outcome outcome = { 0 };
-	const char *why;
-	int err = probe_init(opts->method, &why);
-	if (err) {
-		msg("%s: %s\n", why, strerror(err));
-		probe_free();
-		return STATUS_FATAL;
-	}
-	if (probe_fallback_errno() && !opts->quiet)
-		msg("cachestat(2) is unavailable (%s): using mincore(2), which knows cached "
-		    "pages only\n", strerror(probe_fallback_errno()));
+	struct run run;
 
-	int status = plan_warm(opts);
-	if (status != STATUS_OK) {
-		snapshot_free(snapshot);
-		probe_free();
-		return status;
+	if (!run_init(&run, opts))
+		return STATUS_FATAL;
+	if (run.setup.fallback_errno && !opts->quiet)
+		msg("cachestat(2) is unavailable (%s): using mincore(2), which knows cached "
+		    "pages only\n", strerror(run.setup.fallback_errno));
+
+	int status = plan_warm(&run);
+	if (status == STATUS_OK) {
+		if (opts->interval || opts->output_file)
+			signals_catch(opts->interval > 0);
+		status = opts->interval ? watch_samples(&run, &outcome)
+					: inspect_to_output(&run, NULL, &outcome);
+		say_nothing_to_judge(opts, status, &outcome);
 	}
-	if (opts->interval || opts->output_file)
-		signals_catch(opts->interval > 0);
-	status = opts->interval ? watch_samples(opts, &outcome)
-				: inspect_to_output(opts, NULL, &outcome);
-	say_nothing_to_judge(opts, status, &outcome);
-	snapshot_free(snapshot);
-	snapshot = NULL;
-	probe_free();
+	run_free(&run);
 	return status;
 }

@@ -9,21 +9,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-/* This thread's /proc/thread-self/fd, kept open: a reopen is then the
- * lookup of one name, not of four.  Per thread, as a worker of -j has a
- * descriptor table of its own (src/jobs.c). */
-static __thread int fd_dir = -1;
-
 /* The inode that pfd (an O_PATH descriptor) holds, opened for reading;
  * -1 with *err set. */
-static int reopen(int pfd, int *err)
+static int reopen(struct opener *o, int pfd, int *err)
 {
 	const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
 	char name[16];
 
-	if (fd_dir < 0)
-		fd_dir = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd_dir < 0) {
+	if (o->fd_dir < 0)
+		o->fd_dir = open("/proc/thread-self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (o->fd_dir < 0) {
 		/* no /proc: no other way to open this very inode */
 		*err = errno == ENOENT ? FAIL_NOPROC : errno;
 		return -1;
@@ -36,27 +31,24 @@ static int reopen(int pfd, int *err)
 		if (n < 10)
 			break;
 	}
-	int fd = openat(fd_dir, p, flags);
+	int fd = openat(o->fd_dir, p, flags);
 	if (fd < 0)
 		*err = errno;
 	return fd;
 }
 
 /* Is st what was wanted? */
-static bool wanted(const struct safe_want *want, const struct stat *st)
+static bool wanted(const struct file_ident *id, const struct stat *st)
 {
-	const struct file_ident *id = want->id;
-
 	if (!id->known)
 		return S_ISREG(st->st_mode);
 	return st->st_dev == id->dev && st->st_ino == id->ino &&
 	       (S_ISREG(st->st_mode) || (id->blockdev && S_ISBLK(st->st_mode)));
 }
 
-int safe_open(int dirfd, const char *name, const struct safe_want *want, struct stat *st,
-	      int *err)
+int safe_open(struct opener *o, struct file_ref *ref, struct stat *st, int *err)
 {
-	int pfd = openat(dirfd, name, O_PATH | O_CLOEXEC | (want->follow ? 0 : O_NOFOLLOW));
+	int pfd = openat(ref->dirfd, ref->name, O_PATH | O_CLOEXEC | (ref->follow ? 0 : O_NOFOLLOW));
 	if (pfd < 0) {
 		*err = errno;
 		return -1;
@@ -67,20 +59,20 @@ int safe_open(int dirfd, const char *name, const struct safe_want *want, struct 
 		close(pfd);
 		return -1;
 	}
-	if (wanted(want, st))
-		fd = reopen(pfd, err);
+	if (wanted(&ref->id, st))
+		fd = reopen(o, pfd, err);
 	else
 		*err = FAIL_CHANGED;
 	/* what the name led to, for the walk to tell a file met before */
-	if (!want->id->known)
-		*want->id = file_ident_of(st);
+	if (!ref->id.known)
+		ref->id = file_ident_of(st);
 	close(pfd);
 	return fd;
 }
 
-void safe_thread_end(void)
+void opener_close(struct opener *o)
 {
-	if (fd_dir >= 0)
-		close(fd_dir);
-	fd_dir = -1;
+	if (o->fd_dir >= 0)
+		close(o->fd_dir);
+	o->fd_dir = -1;
 }

@@ -22,14 +22,12 @@
  * lead anywhere else.
  */
 
-/* Which file a path names.  Given known, the walk's stat of it: the
- * open must find that file.  Given not known (the walk made no stat: a
- * regular file by its directory entry's type), probe_path_at fills it in
- * from what the name led to, so that the walk can tell a file it met
- * before by another name; that must then be a regular file (else
- * FAIL_CHANGED), or from a stat of the name when not even that could be
- * had (out of descriptors).  Still not known after a failure: the name
- * could not be stat()ed, and the error is the stat's. */
+/* Which file a name leads to.  Known (the walk stat()ed the name): the
+ * open must find that very file.  Not known (the walk made no stat: a
+ * regular file by its directory entry's type): filled in from what the
+ * name led to, so that the walk can tell a file it met before by another
+ * name; that must then be a regular file.  Still not known after a
+ * failure: the name could not be looked up. */
 struct file_ident {
 	dev_t dev;
 	ino_t ino;
@@ -41,30 +39,37 @@ struct file_ident {
 static inline struct file_ident file_ident_of(const struct stat *st)
 {
 	return (struct file_ident){ st->st_dev, st->st_ino, st->st_nlink, true,
-				     S_ISBLK(st->st_mode) };
+				    S_ISBLK(st->st_mode) };
 }
 
-struct safe_want {
-	/* the name's last component may be a symbolic link, followed */
-	bool follow;
-	/* with id->known, the file must be this one (device and inode): a
-	 * regular file, or a block device where id->blockdev says so;
-	 * without, it must be a regular file, and *id is filled in from what
-	 * the name led to */
-	struct file_ident *id;
+/* A file to open: a name, and what is known of it. */
+struct file_ref {
+	int dirfd;        /* name is relative to it, or AT_FDCWD */
+	const char *name;
+	bool follow;      /* the name's last component may be a symbolic link */
+	struct file_ident id;
 };
 
-/* Opens name (relative to dirfd, or AT_FDCWD) for reading, O_NONBLOCK and
- * O_NOCTTY.  Returns the descriptor, *st its fstat; or -1 with *err an
- * errno value, or FAIL_CHANGED when the name led to anything but what
- * was wanted (nothing was then opened for reading).  *st is filled in
- * whenever the name led somewhere; when it could not be looked up at
- * all, want->id stays as it was (an unknown one stays unknown).  userfile.c's
- * user_safe_open is the same with the user's own rights. */
-int safe_open(int dirfd, const char *name, const struct safe_want *want, struct stat *st,
-	      int *err);
+/* What a thread keeps to open files: its /proc/thread-self/fd, so that a
+ * reopen is the lookup of one name, not of four.  One per thread, as a
+ * worker of -j has a descriptor table of its own (src/jobs.c). */
+struct opener {
+	int fd_dir; /* -1 until the first open */
+};
 
-/* A thread that opened files closes what it kept for the next one. */
-void safe_thread_end(void);
+#define OPENER_INIT ((struct opener){ .fd_dir = -1 })
+
+/* Opens ref's name for reading, O_NONBLOCK and O_NOCTTY: only a regular
+ * file, or the block device ref->id names, and only the file ref->id
+ * names when it is known.  Returns the descriptor, *st its fstat; or -1
+ * with *err an errno value, or FAIL_CHANGED when the name led to anything
+ * but what was wanted (nothing was then opened for reading).  *st and an
+ * unknown ref->id are filled in whenever the name led somewhere; when it
+ * could not be looked up at all, ref->id stays as it was.  userfile.c's
+ * user_safe_open is the same with the user's own rights. */
+int safe_open(struct opener *o, struct file_ref *ref, struct stat *st, int *err);
+
+/* Closes what the opener kept. */
+void opener_close(struct opener *o);
 
 #endif

@@ -55,6 +55,7 @@ struct snapshot {
 	/* the document's "page_size" (else this machine's); 0 for ndjson,
 	 * whose rows tell theirs by "cached_bytes" */
 	uint64_t page_size;
+	uint64_t here_page;  /* this machine's page size */
 	uint64_t other_page; /* the first page size of the snapshot not this machine's, or 0 */
 };
 
@@ -415,7 +416,7 @@ static uint64_t row_page_size(const struct snapshot *snap, const json_t *row)
 	if (get_u64(row, "cached", &cached) && get_u64(row, "cached_bytes", &bytes) &&
 	    cached > 0 && bytes >= cached && bytes % cached == 0)
 		return bytes / cached;
-	return probe_page_size();
+	return snap->here_page;
 }
 
 /* The pages the extents of f touch, in pages of page bytes. */
@@ -471,7 +472,7 @@ static int parse_row(struct cursor *c, const json_t *row, struct snap_file *f)
 		return -1;
 	}
 	uint64_t cached, page = row_page_size(snap, row);
-	if (page != probe_page_size() && !snap->other_page)
+	if (page != snap->here_page && !snap->other_page)
 		snap->other_page = page;
 	f->mismatch = get_u64(row, "cached", &cached) && cached != extent_pages(snap, f, page);
 	return 1;
@@ -552,10 +553,10 @@ static bool check_document(struct snapshot *snap)
 			  "a snapshot lists what was cached (-e)");
 		return false;
 	}
-	snap->page_size = probe_page_size();
+	snap->page_size = snap->here_page;
 	if (get_u64(snap->doc, "page_size", &page) && page > 0)
 		snap->page_size = page;
-	if (snap->page_size != probe_page_size())
+	if (snap->page_size != snap->here_page)
 		snap->other_page = snap->page_size;
 	return true;
 }
@@ -669,13 +670,14 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 	return read_again(c->snap);
 }
 
-struct snapshot *snapshot_open(const char *file, uint64_t *listed)
+struct snapshot *snapshot_open(const char *file, uint64_t page_size, uint64_t *listed)
 {
 	struct snapshot *snap = xcalloc(1, sizeof *snap);
 	struct cursor c = { .snap = snap };
 	struct stat st;
 
 	snap->name = file;
+	snap->here_page = page_size;
 	snap->in = user_fopen_read(file);
 	if (!snap->in) {
 		msg("cannot read --warm-from ");
@@ -712,8 +714,8 @@ static const char *changed(const struct snap_file *f, const struct stat *st)
 
 /* One file of the snapshot: warmed and reported, or skipped with a note. */
 static void warm_file(struct snapshot *snap, const struct snap_file *f, struct report *out,
-		      const struct walk_config *cfg, struct probe_detail *detail,
-		      struct agg_sum *total)
+		      const struct walk_config *cfg, struct probe_out *pout,
+		      struct probe_detail *detail, struct agg_sum *total)
 {
 	struct stat st;
 	const char *why = NULL;
@@ -737,11 +739,10 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	}
 	/* opened as any inspected file is (safe_open: a regular file, or
 	 * nothing), then compared with the snapshot */
-	struct file_ident id = { 0 };
-	struct safe_want want = { .follow = true, .id = &id };
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = f->path, .follow = true };
 	int err;
-	int fd = safe_open(AT_FDCWD, f->path, &want, &st, &err);
-	if (!id.known)
+	int fd = safe_open(&cfg->ins->prober.opener, &ref, &st, &err);
+	if (!ref.id.known)
 		why = err == ENOENT ? "gone" : strerror(err); /* not found */
 	else
 		why = changed(f, &st);
@@ -755,27 +756,26 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 		return;
 	}
 	if (fd < 0) {
-		report_tell(out, probe_failure_what(cfg->probe), f->path, f->len, err);
+		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, err);
 		report_error(out, f->path, f->len, ROW_FILE, err);
 		return;
 	}
-	struct probe_request req = *cfg->probe;
+	struct file_request req = *cfg->req;
 	req.action = ACTION_LISTED;
 	req.listed = snap->ext;
 	req.nlisted = f->nextents;
-	struct pagecache_stat stat;
-	bool want_detail = probe_wants_detail(&req);
-	err = probe_fd(fd, &st, &req, want_detail ? detail : NULL, &stat);
+	pout->detail = probe_wants_detail(&req.measure) ? detail : NULL;
+	err = inspect_fd(cfg->ins, fd, &st, &req, pout);
 	close(fd);
 	if (err) {
-		report_tell(out, probe_failure_what(&req), f->path, f->len, err);
+		report_tell(out, inspect_failure_what(&req), f->path, f->len, err);
 		report_error(out, f->path, f->len, ROW_FILE, err);
 		return;
 	}
-	report_measured(out, f->path, f->len, &stat);
-	agg_stat_add(&total->stat, &stat);
+	report_measured(out, f->path, f->len, &pout->stat);
+	agg_stat_add(&total->stat, &pout->stat);
 	total->files++;
-	report_row(out, f->path, f->len, ROW_FILE, &stat, 1, want_detail ? detail : NULL);
+	report_row(out, f->path, f->len, ROW_FILE, &pout->stat, 1, pout->detail);
 }
 
 void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct sink *sink,
@@ -784,7 +784,8 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
 	struct cursor c = { .snap = snap };
 	struct probe_detail detail = { 0 };
-	struct agg_sum total = { .stat.known = probe_known() };
+	struct probe_out pout = { 0 };
+	struct agg_sum total = { .stat.known = inspect_known(cfg->ins) };
 	json_t *row;
 
 	if (snap->other_page && !cfg->quiet) {
@@ -793,7 +794,7 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 		msg_more(": taken where a page is %" PRIu64 " bytes (%s), %" PRIu64 " here: the "
 			 "rows count this machine's pages\n", snap->other_page,
 			 snap->doc ? "its \"page_size\"" : "its rows' \"cached_bytes\"",
-			 probe_page_size());
+			 snap->here_page);
 	}
 	while (!out.output_failed && next_row(&c, &row) > 0) {
 		struct snap_file f;
@@ -801,7 +802,7 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 		 * fails here */
 		int kind = parse_row(&c, row, &f);
 		if (kind > 0)
-			warm_file(snap, &f, &out, cfg, &detail, &total);
+			warm_file(snap, &f, &out, cfg, &pout, &detail, &total);
 		json_decref(row);
 		if (kind < 0) {
 			out.errors++;
@@ -814,6 +815,7 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 	result->output_failed = out.output_failed;
 	free(c.line);
 	probe_detail_free(&detail);
+	probe_out_free(&pout);
 }
 
 void snapshot_free(struct snapshot *snap)

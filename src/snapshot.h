@@ -6,15 +6,15 @@
 #include <stdint.h>
 
 #include "sink.h"
-#include "walk.h"
+#include "source.h"
 
 struct snapshot;
 
 /* Reads FILE ("-": standard input) with the user's own rights and checks
  * every row before anything is warmed.  On a problem it says what (the
  * line, or the row of a JSON document) and returns NULL: a usage error.
- * *listed: the bytes of every file's extents. */
-struct snapshot *snapshot_open(const char *file, uint64_t *listed);
+ * page_size: this machine's; *listed: the bytes of every file's extents. */
+struct snapshot *snapshot_open(const char *file, uint64_t page_size, uint64_t *listed);
 
 /* Each file of the snapshot that is as it was (inode, size, mtime):
  * its listed extents that are missing now are read, then its row goes

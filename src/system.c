@@ -20,6 +20,7 @@
 #include "probe.h"
 #include "report.h"
 #include "userfile.h"
+#include "walk.h"
 #include "xalloc.h"
 
 /* What --system does with a mount. */
@@ -255,9 +256,10 @@ static void walk_mount(const struct walk_config *cfg, const struct mount *m, str
 }
 
 /* A file system's row with nothing counted: why it was not walked. */
-static void unwalked_row(const struct mount *m, struct sink *sink, struct walk_result *result)
+static void unwalked_row(const struct mount *m, unsigned known, struct sink *sink,
+			 struct walk_result *result)
 {
-	struct pagecache_stat none = { .known = probe_known() };
+	struct pagecache_stat none = { .known = known };
 	struct row row = {
 		.path = m->point,
 		.path_len = strlen(m->point),
@@ -336,16 +338,18 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 {
 	char path[PATH_MAX];
 	struct stat st;
-	struct pagecache_stat measured;
+	struct probe_out measured = { 0 };
 
 	if (!find_device(m, path, sizeof path, &st))
 		return; /* no block device: tmpfs, btrfs's anonymous devices */
 	const char *name = path;
-	struct probe_request req = *cfg->probe;
-	req.segments = 0;
-	req.extents = EXTENTS_NONE;
-	struct file_ident id = file_ident_of(&st);
-	int err = probe_path_at(AT_FDCWD, path, &id, true, &req, NULL, &measured);
+	struct file_request req = *cfg->req;
+	req.measure.segments = 0;
+	req.measure.extents = EXTENTS_NONE;
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = path, .follow = true,
+				.id = file_ident_of(&st) };
+	int err = inspect_at(cfg->ins, &ref, &req, &measured);
+	probe_out_free(&measured); /* a block device has no backing file */
 	if (err) {
 		/* not a failure of the run: a container's device cgroup forbids
 		 * it to root too; said, as what was not seen */
@@ -356,9 +360,9 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 		buffers_unread = true;
 		return;
 	}
-	agg_stat_add(&total->stat, &measured);
+	agg_stat_add(&total->stat, &measured.stat);
 	total->files++;
-	report_row(out, name, strlen(name), ROW_BLOCKDEV, &measured, 1, NULL);
+	report_row(out, name, strlen(name), ROW_BLOCKDEV, &measured.stat, 1, NULL);
 }
 
 /* "--system: 2 overlay mounts not walked (/a, ...): why". */
@@ -383,7 +387,7 @@ static void blockdevs(const struct walk_config *cfg, struct sink *sink,
 		      struct walk_result *result)
 {
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
-	struct agg_sum total = { .stat.known = probe_known() };
+	struct agg_sum total = { .stat.known = inspect_known(cfg->ins) };
 
 	for (size_t i = 0; i < nmounts && !out.output_failed; i++)
 		if (mounts[i].use == MOUNT_WALK && major(mounts[i].dev) != 0)
@@ -459,7 +463,7 @@ bool system_meminfo(const char *key, uint64_t *bytes)
 void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_result *result,
 		struct system_figures *figures)
 {
-	*result = (struct walk_result){ .total.stat.known = probe_known() };
+	*result = (struct walk_result){ .total.stat.known = inspect_known(cfg->ins) };
 	if (!read_mounts()) {
 		result->errors++;
 		return;
@@ -470,7 +474,7 @@ void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_re
 		if (use == MOUNT_WALK)
 			walk_mount(cfg, &mounts[i], sink, result);
 		else if (use == MOUNT_OVERLAY || use == MOUNT_REMOTE || use == MOUNT_HIDDEN)
-			unwalked_row(&mounts[i], sink, result);
+			unwalked_row(&mounts[i], inspect_known(cfg->ins), sink, result);
 	}
 
 	struct pid_unseen unseen = { 0 };

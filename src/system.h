@@ -5,7 +5,7 @@
 #define PAGESTAT_SYSTEM_H
 
 #include "sink.h"
-#include "walk.h"
+#include "source.h"
 
 /* Walks what --system covers (cfg as the options make it; the walk of
  * each file system adds -a and -x itself).  Rows: the files, then one

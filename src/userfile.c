@@ -33,14 +33,13 @@ int user_openat(int dirfd, const char *path, int flags, mode_t mode)
 	AS_USER(int, -1, openat(dirfd, path, flags | O_CLOEXEC, mode));
 }
 
-int user_safe_open(int dirfd, const char *path, const struct safe_want *want, struct stat *st,
-		   int *err)
+int user_safe_open(struct opener *o, struct file_ref *ref, struct stat *st, int *err)
 {
 	if (!caps_user_begin()) {
 		*err = errno;
 		return -1;
 	}
-	int fd = safe_open(dirfd, path, want, st, err);
+	int fd = safe_open(o, ref, st, err);
 	caps_user_end();
 	return fd;
 }

@@ -22,9 +22,9 @@ int user_openat(int dirfd, const char *path, int flags, mode_t mode);
 /* safe_open() with the user's rights: a file to act on (--evict, the
  * warms) is opened for reading only if it is the one wanted and the user
  * could open it without pagestat. */
-struct safe_want;
-int user_safe_open(int dirfd, const char *path, const struct safe_want *want, struct stat *st,
-		   int *err);
+struct opener;
+struct file_ref;
+int user_safe_open(struct opener *o, struct file_ref *ref, struct stat *st, int *err);
 int user_fstatat(int dirfd, const char *path, struct stat *st, int flags);
 int user_fchmod(int fd, mode_t mode);
 int user_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "devino.h"
+#include "event.h"
 #include "jobs.h"
 #include "msg.h"
 #include "report.h"
@@ -26,6 +27,7 @@ struct walk {
 	bool overlap;
 	struct devino_map operand_files;
 	struct probe_detail detail; /* -S, -e: filled for files with a row */
+	struct probe_out measured;  /* a file's measure, when the walk's thread takes it */
 	struct jobs *jobs;          /* -j N, N > 1: the workers */
 	bool auto_jobs;             /* -j auto, no worker started yet */
 	unsigned long files_met;    /* -j auto: files delivered so far */
@@ -71,8 +73,11 @@ static bool may_meet_again(const struct walk *w, const struct file_ident *id, bo
 }
 
 /* True when this file or directory was counted before in this run.  A
- * regular file the walk made no stat of is asked once probed, still in
- * walk order, so the first name met is the one counted. */
+ * file is asked when its event is applied, in walk order, so that the
+ * first name met is the one counted whatever the workers of -j do: a
+ * regular file the walk made no stat of is known once inspected, and
+ * one told when met (a link followed with -L) could otherwise be counted
+ * before an earlier name of the same file. */
 static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
 {
 	return !w->cfg->count_links && id->known && may_meet_again(w, id, dir) &&
@@ -82,9 +87,10 @@ static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
 /* A file probed: counted, and a row when it gets one. */
 static void file_done(struct walk *w, struct walk_event *ev)
 {
-	if (ev->unchecked && seen_before(w, &ev->id, false))
+	const struct file_ident *id = &ev->ref.id;
+	if (seen_before(w, id, false))
 		return; /* counted where it was met first */
-	if (ev->err && ev->unchecked && !ev->id.known) {
+	if (ev->err && !id->known) {
 		/* what the walk's stat would have said: the name cannot be
 		 * reached (a directory that can be read, not searched) */
 		fail(w, ev->level, ev->path, ev->path_len, ROW_UNKNOWN, "cannot access", ev->err);
@@ -92,16 +98,17 @@ static void file_done(struct walk *w, struct walk_event *ev)
 	}
 	if (ev->err) {
 		fail(w, ev->level, ev->path, ev->path_len, ev->type,
-		     probe_failure_what(w->cfg->probe), ev->err);
+		     inspect_failure_what(w->cfg->req), ev->err);
 		return;
 	}
-	report_measured(&w->out, ev->path, ev->path_len, &ev->stat);
-	agg_add(&w->agg, ev->level, &ev->stat);
-	if (ev->row && (ev->stat.known & PCS_IDENTITY) &&
-	    !report_user_sees(&w->out, ev->id.dev, ev->stat.inode, ev->path, ev->follow))
-		ev->stat.known &= ~(unsigned)PCS_IDENTITY;
+	struct pagecache_stat *stat = &ev->out->stat;
+	report_measured(&w->out, ev->path, ev->path_len, stat);
+	agg_add(&w->agg, ev->level, stat);
+	if (ev->row && (stat->known & PCS_IDENTITY) &&
+	    !report_user_sees(&w->out, id->dev, stat->inode, ev->path, ev->ref.follow))
+		stat->known &= ~(unsigned)PCS_IDENTITY;
 	if (ev->row)
-		report_row(&w->out, ev->path, ev->path_len, ev->type, &ev->stat, 1, ev->details);
+		report_row(&w->out, ev->path, ev->path_len, ev->type, stat, 1, ev->out->detail);
 }
 
 /* A directory that could not be read to its end: close its subtotal. */
@@ -152,7 +159,8 @@ static void start_workers(struct walk *w, unsigned workers)
 {
 	struct jobs_config jobs_cfg = {
 		.workers = workers,
-		.probe = w->cfg->probe,
+		.req = w->cfg->req,
+		.ins = w->cfg->ins,
 		.apply = apply,
 		.ctx = w,
 	};
@@ -166,7 +174,7 @@ static void deliver(struct walk *w, struct walk_event *ev)
 		/* -j auto: a walk this big is worth the threads (all met so
 		 * far is applied: the order holds) */
 		w->auto_jobs = false;
-		unsigned workers = jobs_auto_workers(w->cfg->probe);
+		unsigned workers = jobs_auto_workers(w->cfg->req);
 		if (workers)
 			start_workers(w, workers);
 	}
@@ -174,9 +182,11 @@ static void deliver(struct walk *w, struct walk_event *ev)
 		jobs_submit(w->jobs, ev);
 		return;
 	}
-	if (ev->kind == EV_FILE)
-		ev->err = probe_path_at(ev->dirfd, ev->accpath, &ev->id, ev->follow,
-					w->cfg->probe, ev->details, &ev->stat);
+	if (ev->kind == EV_FILE) {
+		ev->out = &w->measured;
+		w->measured.detail = ev->want_detail ? &w->detail : NULL;
+		ev->err = inspect_at(w->cfg->ins, &ev->ref, w->cfg->req, ev->out);
+	}
 	apply(w, ev);
 }
 
@@ -184,19 +194,18 @@ static void visit_file(struct walk *w, const struct tree_ent *p, struct walk_eve
 		       enum row_type type)
 {
 	/* a regular file by its directory entry: its open tells the rest */
-	ev->unchecked = !p->statp;
-	ev->id = p->statp ? file_ident_of(p->statp) : (struct file_ident){ 0 };
-	if (seen_before(w, &ev->id, false))
-		return; /* counted where it was met first */
+	ev->ref = (struct file_ref){
+		.dirfd = p->dirfd,
+		.name = p->name,
+		.follow = followed(w, p->level),
+		.id = p->statp ? file_ident_of(p->statp) : (struct file_ident){ 0 },
+	};
 
 	/* segments and extents cost calls: only for a file that gets a row */
 	ev->kind = EV_FILE;
 	ev->type = type;
 	ev->row = file_row(w, p->level);
-	ev->details = ev->row && probe_wants_detail(w->cfg->probe) ? &w->detail : NULL;
-	ev->dirfd = p->dirfd;
-	ev->accpath = p->name;
-	ev->follow = followed(w, p->level);
+	ev->want_detail = ev->row && probe_wants_detail(&w->cfg->req->measure);
 	deliver(w, ev);
 }
 
@@ -380,7 +389,7 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	w.overlap = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
 	if (w.overlap)
 		note_operand_files(&w, operands);
-	agg_init(&w.agg, probe_known());
+	agg_init(&w.agg, inspect_known(cfg->ins));
 	if (cfg->jobs > 1)
 		start_workers(&w, cfg->jobs);
 	else
@@ -399,4 +408,5 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	devino_free(&w.seen);
 	devino_free(&w.operand_files);
 	probe_detail_free(&w.detail);
+	probe_out_free(&w.measured);
 }

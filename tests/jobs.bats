@@ -182,6 +182,28 @@ RUNNER=()
 	assert_equal "$(jq '.total.files' outN)" "$((files + 8))"
 }
 
+@test "-j 4 and -j 1 with -L: a file met first by its name, then by a link to it (or the other way), counts once, where met first" {
+	# empty files (no page to lose), past -j auto's 2,048, and links to
+	# files of the same directory and of the other one, met before and
+	# after them, some soon after (while the workers still have the file)
+	local i
+	mkdir -p links/a links/b
+	for ((i = 0; i < 1500; i++)); do : >"links/a/f$i"; : >"links/b/f$i"; done
+	for ((i = 0; i < 100; i++)); do
+		ln -s "f$((i * 15))" "links/b/l$i"
+		ln -s "../b/f$((i * 15 + 7))" "links/a/m$i"
+	done
+	run -0 --separate-stderr "$PAGESTAT" -j 1 -L -a -J links
+	assert_total files=3000
+	local one=$output
+	for i in 1 2 3 4 5; do
+		run -0 --separate-stderr "$PAGESTAT" -j 4 -L -a -J links
+		assert_equal "$output" "$one"
+		run -0 --separate-stderr "$PAGESTAT" -L -a -J links
+		assert_equal "$output" "$one"
+	done
+}
+
 @test "as nobody, errors in the tree: rows, messages on stderr and exit 1 the same with -j 4" {
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 	CHANGED=1

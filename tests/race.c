@@ -1,4 +1,4 @@
-/* probe_path_at() against a file changed between the walk's stat and the
+/* inspect_at() against a file changed between the walk's stat and the
  * open: replaced by a symbolic link, a FIFO, another file or a directory;
  * truncated or grown; and truncated and grown while it is measured.
  * Prints one "ok"/"not ok" line per check; exit 0, 1, or 77 (skip) where
@@ -20,12 +20,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "inspect.h"
 
 static long page;
 static unsigned checks, failures;
 static const char *probing; /* what the watchdog names when it fires */
-static const struct probe_request whole_file; /* the whole range, no -S, no -e */
+static const struct file_request whole_file; /* the whole range, no -S, no -e */
+static struct probe_setup setup;
+static struct inspector ins;
 
 static _Noreturn void die(const char *what)
 {
@@ -43,7 +45,7 @@ static void check(bool ok, const char *what)
  * test, not hang it. */
 static void watchdog(int sig)
 {
-	static const char msg[] = "not ok - probe_path_at blocked for 5 s: ";
+	static const char msg[] = "not ok - inspect_at blocked for 5 s: ";
 	(void)sig;
 	if (write(STDOUT_FILENO, msg, sizeof msg - 1) < 0 ||
 	    write(STDOUT_FILENO, probing, strlen(probing)) < 0 ||
@@ -58,7 +60,11 @@ static int probe(const char *what, const char *path, const struct stat *seen, bo
 	probing = what;
 	alarm(5);
 	struct file_ident id = file_ident_of(seen);
-	int err = probe_path_at(AT_FDCWD, path, &id, follow, &whole_file, NULL, out);
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = path, .follow = follow, .id = id };
+	struct probe_out measured = { 0 };
+	int err = inspect_at(&ins, &ref, &whole_file, &measured);
+	*out = measured.stat;
+	probe_out_free(&measured);
 	alarm(0);
 	return err;
 }
@@ -71,7 +77,12 @@ static int probe_unstated(const char *what, const char *path, bool follow,
 	probing = what;
 	*id = (struct file_ident){ 0 };
 	alarm(5);
-	int err = probe_path_at(AT_FDCWD, path, id, follow, &whole_file, NULL, out);
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = path, .follow = follow };
+	struct probe_out measured = { 0 };
+	int err = inspect_at(&ins, &ref, &whole_file, &measured);
+	*id = ref.id;
+	*out = measured.stat;
+	probe_out_free(&measured);
 	alarm(0);
 	return err;
 }
@@ -320,7 +331,7 @@ int main(void)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	page = sysconf(_SC_PAGESIZE);
-	if (probe_init(PROBE_AUTO, &why) != 0) {
+	if (probe_init(PROBE_AUTO, &setup, &why) != 0) {
 		printf("1..0 # SKIP %s\n", why);
 		return 77;
 	}
@@ -336,7 +347,8 @@ int main(void)
 	}
 	if (!made || chdir(made) != 0 || statfs(".", &sfs) != 0)
 		die("mkdtemp");
-	printf("# in %s, method %s\n", made, probe_method_name(probe_method()));
+	inspector_init(&ins, &setup, NULL);
+	printf("# in %s, method %s\n", made, probe_method_name(setup.method));
 
 	untouched(sfs.f_type != TMPFS_MAGIC);
 
@@ -404,8 +416,8 @@ int main(void)
 	resized("grown from 2 pages to 9 (a hole): the new size, 2 cached", 2 * page,
 		9 * page, false);
 
-	churned(probe_method_name(probe_method()));
-	if (probe_method() == PROBE_CACHESTAT && probe_init(PROBE_MINCORE, &why) == 0)
+	churned(probe_method_name(setup.method));
+	if (setup.method == PROBE_CACHESTAT && probe_init(PROBE_MINCORE, &setup, &why) == 0)
 		churned("mincore");
 
 	const char *names[] = { "plain", "victim", "kept", "other", "link", "fifo", "resized",

@@ -258,11 +258,11 @@ stop_at_open() {
 	# LeakSanitizer cannot work under ptrace: no leak check in this run
 	run env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 120 \
 		gdb -q -batch -ex 'set breakpoint pending on' \
-		-ex "break probe_path_at if \$_streq(path, \"$name\")" \
+		-ex "break inspect_at if \$_streq(ref->name, \"$name\")" \
 		-ex "set args $* >out 2>err" -ex run \
 		-ex "shell $cmd" -ex continue --args "$PAGESTAT"
-	[[ $output == *"Breakpoint 1, probe_path_at"* ]] ||
-		skip "gdb could not stop pagestat in probe_path_at: $output"
+	[[ $output == *"Breakpoint 1, inspect_at"* ]] ||
+		skip "gdb could not stop pagestat in inspect_at: $output"
 	code=$(sed -n 's/.*exited with code \([0-9]*\).*/\1/p; s/.*exited normally.*/0/p' <<<"$output")
 	[[ $code == 0 || $code == 01 ]] || fail "pagestat did not end with 0 or 1: $output"
 	output=$(<out) stderr=$(<err) status=$((10#$code))

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* What every source of files (the walk, --pid, --warm-from, --system)
+ * takes from the run, and gives back. */
+#ifndef PAGESTAT_SOURCE_H
+#define PAGESTAT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aggregate.h"
+#include "inspect.h"
+
+enum follow_mode {
+	FOLLOW_NONE, /* -P */
+	FOLLOW_ARGS, /* -H, the default */
+	FOLLOW_ALL,  /* -L */
+};
+
+struct walk_config {
+	enum follow_mode follow;
+	bool one_file_system; /* -x */
+	bool count_links;     /* -l */
+	bool all;             /* -a */
+	bool quiet;           /* -q */
+	long max_depth;       /* -d; -1 when not given */
+	const struct file_request *req; /* what is done to each file */
+	/* the walking thread's (jobs.c makes one for each worker like it) */
+	struct inspector *ins;
+	const char *const *excludes; /* --exclude globs */
+	size_t nexcludes;
+	unsigned jobs;             /* -j: threads that probe; 1: none; 0: auto */
+	/* a setcap pagestat showing inode, file_size or mtime: each only
+	 * where the user could stat the file themselves (report.c) */
+	bool limit_identity;
+	/* --system: directories not entered (the mount points of other
+	 * walks), sorted by strcmp */
+	const char *const *prune;
+	size_t nprune;
+};
+
+struct walk_result {
+	struct agg_sum total;
+	uint64_t errors;     /* files and directories that could not be inspected */
+	uint64_t refused;    /* of which refused by the kernel's owner rule (EPERM) */
+	bool output_failed;  /* the sink could not write: the walk stopped */
+};
+
+#endif
