@@ -204,14 +204,16 @@ static void map_file(const char *path, bool unlink_it)
 	struct stat st;
 	if (fstat(fd, &st) != 0)
 		die("fstat", path);
-	if (mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) == MAP_FAILED)
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
 		die("mmap", path);
 	close(fd);
 	if (unlink_it && unlink(path) != 0)
 		die("unlink", path);
-	puts("mapped");
-	fflush(stdout);
+	if (puts("mapped") == EOF || fflush(stdout) != 0)
+		die("write", "stdout");
 	sleep(120);
+	munmap(map, (size_t)st.st_size);
 }
 
 int main(int argc, char **argv)
