@@ -54,13 +54,45 @@ cached_map() {
 			| join(" ") | if . == "" then "none" else . end'
 }
 
-# Exactly these pages of FILE are cached now, as cachestat says.
+# Exactly these pages of FILE are cached now, as cachestat says.  Fewer
+# cached than wanted may be the machine's doing (the kernel pages out idle
+# memory by itself, within seconds: TESTING.md), and the test is then
+# marked to be tried again (bats_should_retry_test), at most twice: a fault
+# of pagestat fails every time.  More cached than wanted is final.
 # usage: assert_cache FILE dropped | PAGES | FIRST COUNT [FIRST COUNT]...
 assert_cache() {
 	local path=$1
 	shift
-	pcarrange holds "$path" "$@" ||
-		fail "$path: wanted cached: $*; cached now (FIRST+COUNT): $(cached_map "$path")"
+	pcarrange holds "$path" "$@" && return 0
+	local want=0 now
+	case $# in
+	1) [[ $1 == dropped ]] || want=$1 ;;
+	*) local i
+		for ((i = 2; i <= $#; i += 2)); do
+			want=$((want + ${!i}))
+		done ;;
+	esac
+	now=$(pcarrange stat "$path")
+	now=${now%% *}
+	((now >= want)) || : >"$BATS_TEST_TMPDIR/.cache-disturbed"
+	fail "$path: wanted cached: $* ($want pages); cached now: $now pages (FIRST+COUNT): $(cached_map "$path")"
+}
+
+# The row of FILE in $output read PAGES pages, and they are cached, as the
+# row says and as cachestat says after.  A row that read them all but
+# holds fewer (pages of a slow --rate warm, idle for seconds, that the
+# kernel paged out before pagestat measured) marks the test to be tried
+# again, as assert_cache does.
+# usage: assert_warmed FILE PAGES
+assert_warmed() {
+	local read_cached
+	read_cached=$(jq -r --arg p "$1" '.rows[] | select(.path == $p) | "\(.read) \(.cached)"' \
+		<<<"$output")
+	if [[ $read_cached == "$2 "* ]] && ((${read_cached#* } < $2)); then
+		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+	fi
+	assert_row "$1" read="$2" cached="$2"
+	assert_cache "$1" "$2"
 }
 
 # Each file row of the JSON document in $output as "PATH:EXTENTS" (the
@@ -298,10 +330,10 @@ elapsed_over() { awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN { exit !(a - b > c) }'
 	start=$(now)
 	run -0 --separate-stderr "$PAGESTAT" -J --warm --rate=2M big
 	end=$(now)
-	assert_row big cached=$((4 * MIB / PAGE)) read=$((4 * MIB / PAGE))
+	# right after the run: its first pages have been idle for 2 s already
+	assert_warmed big $((4 * MIB / PAGE))
 	elapsed_over "$end" "$start" 1.2 || fail "4 MiB at 2 MiB/s took $(awk -v a="$end" -v b="$start" 'BEGIN { print a - b }') s"
 	elapsed_over "$end" "$start" 20 && fail "4 MiB at 2 MiB/s took over 20 s"
-	assert_cache big $((4 * MIB / PAGE))
 	# SIZE/s, and the rate is for all threads together: two files of 2 MiB
 	# with -j 2
 	pcarrange write one $((2 * MIB))
@@ -321,10 +353,11 @@ elapsed_over() { awk -v a="$1" -v b="$2" -v c="$3" 'BEGIN { exit !(a - b > c) }'
 	start=$(now)
 	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=snap.ndjson --rate=2M
 	end=$(now)
-	assert_row big read=$((4 * MIB / PAGE))
+	assert_warmed big $((4 * MIB / PAGE))
 	elapsed_over "$end" "$start" 1.2 || fail "--warm-from of 4 MiB at 2 MiB/s took $(awk -v a="$end" -v b="$start" 'BEGIN { print a - b }') s"
-	elapsed_over "$end" "$start" 20 && fail "--warm-from of 4 MiB at 2 MiB/s took over 20 s"
-	assert_cache big $((4 * MIB / PAGE))
+	if elapsed_over "$end" "$start" 20; then
+		fail "--warm-from of 4 MiB at 2 MiB/s took over 20 s"
+	fi
 }
 
 # ---- --warm-from ---------------------------------------------------------

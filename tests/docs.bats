@@ -293,11 +293,12 @@ assert_offers() {
 		assert_line --regexp '^apt-get install -y -q .*libjansson-dev'
 		assert_line "configure --enable-werror"
 		assert_line "pagestat -d 1 /usr/lib"
-		# as nobody, with no sudo on the PATH (the machine may have one:
-		# the PATH holds only what the script needs before it looks)
+		# as nobody, with no sudo on the PATH (a PATH of what the script
+		# needs before it asks for sudo: sudo may be installed here): the
+		# reason, exit 1
 		rm bin/sudo calls
 		for c in sh dirname id; do
-			ln -s "$(command -v "$c")" "bin/$c"
+			ln -s "$(type -P "$c")" "bin/$c"
 		done
 		chmod -R a+rwX "$PWD"
 		run setpriv --reuid=nobody --regid=nogroup --clear-groups \

@@ -104,7 +104,9 @@ files_below() {
 
 @test "configure: libcap and jansson from static archives by default, --disable-static-deps links them shared, --enable-static-deps in" {
 	command -v readelf >/dev/null || skip "readelf (binutils) is not installed"
-	local src=$BATS_TEST_TMPDIR/src
+	local src=$BATS_TEST_TMPDIR/src mine=$BATS_TEST_TMPDIR/mine
+	# a file of the test's own, which a user may inspect too (Linux 6.14)
+	echo x >"$mine"
 	run -0 make -s -C "$BUILDDIR" distdir distdir="$src" top_distdir="$src"
 	cd "$src"
 	run -0 --separate-stderr ./configure -q --disable-static-deps
@@ -112,7 +114,7 @@ files_below() {
 	run -0 readelf -d src/pagestat
 	assert_output --partial "libcap.so"
 	assert_output --partial "libjansson.so"
-	run -0 src/pagestat -J /etc/hostname
+	run -0 src/pagestat -J "$mine"
 	run -0 make -s clean
 
 	run -0 --separate-stderr ./configure --enable-static-deps
@@ -121,5 +123,5 @@ files_below() {
 	run -0 readelf -d src/pagestat
 	refute_output --partial "libcap.so"
 	refute_output --partial "libjansson.so"
-	run -0 src/pagestat -J /etc/hostname
+	run -0 src/pagestat -J "$mine"
 }

@@ -16,6 +16,9 @@
  *                                     DIRS directories of FILES files each
  *   pcarrange maxrss OUT CMD [ARG]... run CMD, write its peak RSS (KiB)
  *                                     to OUT, exit with its status
+ *   pcarrange map FILE [unlink]       map FILE and close it (so that it is
+ *                                     in the maps only), unlink it if
+ *                                     asked, print "mapped", sleep 120 s
  */
 #include <config.h>
 
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -191,6 +195,27 @@ static int maxrss(const char *out, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* A process that maps a file it holds no descriptor of (tests/pid.bats). */
+static void map_file(const char *path, bool unlink_it)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	struct stat st;
+	if (fstat(fd, &st) != 0)
+		die("fstat", path);
+	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap", path);
+	close(fd);
+	if (unlink_it && unlink(path) != 0)
+		die("unlink", path);
+	if (puts("mapped") == EOF || fflush(stdout) != 0)
+		die("write", "stdout");
+	sleep(120);
+	munmap(map, (size_t)st.st_size);
+}
+
 int main(int argc, char **argv)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -214,6 +239,10 @@ int main(int argc, char **argv)
 		tree(argv[2], number(argv[3]), number(argv[4]), number(argv[5]));
 	else if (strcmp(cmd, "maxrss") == 0 && argc >= 4)
 		return maxrss(argv[2], argv + 3);
+	else if (strcmp(cmd, "map") == 0 && argc == 3)
+		map_file(argv[2], false);
+	else if (strcmp(cmd, "map") == 0 && argc == 4 && strcmp(argv[3], "unlink") == 0)
+		map_file(argv[2], true);
 	else {
 		fputs("usage: see the comment at the top of tests/pcarrange.c\n", stderr);
 		return 2;

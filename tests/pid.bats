@@ -21,9 +21,11 @@ teardown() {
 
 # The helpers start with no capability (as root, through setpriv), so
 # that these tests also hold where pagestat has no CAP_SYS_PTRACE (as a
-# user); caps.bats reads a root process with every capability.
-# Run in the background (cmd &), it replaces the subshell, so that $! is
-# the helper itself.
+# user); caps.bats reads a root process with every capability.  They run
+# from the test's own copies of their programs and libraries (own_command
+# in test_helper.bash), so that a user's pagestat may inspect every file
+# they map.  Run in the background (cmd &), no_caps replaces the subshell,
+# so that $! is the helper itself.
 no_caps() {
 	if ((EUID == 0)); then
 		exec setpriv --inh-caps=-all --bounding-set=-all -- "$@"
@@ -32,28 +34,15 @@ no_caps() {
 	fi
 }
 
-# Start a helper that maps FILE and closes it, so that the file is in
-# its maps only (Python's mmap module would keep a duplicate descriptor:
-# mmap(2) is called through ctypes), removes it with DELETE=1, and
-# waits; sets HELPER once the mapping is in place.
+# Start a helper (pcarrange map) that maps FILE and closes it, so that
+# the file is in its maps only, removes it with DELETE=1, and waits; sets
+# HELPER once the mapping is in place.
 start_mapper() {
-	no_caps "$PYTHON3" -c '
-import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mmap.restype = ctypes.c_void_p
-libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                      ctypes.c_int, ctypes.c_long]
-fd = os.open(sys.argv[1], os.O_RDONLY)
-size = os.fstat(fd).st_size
-if libc.mmap(None, size, 1, 1, fd, 0) in (None, ctypes.c_void_p(-1).value):  # PROT_READ, MAP_SHARED
-    sys.exit("mmap failed: %s" % os.strerror(ctypes.get_errno()))
-os.close(fd)
-if sys.argv[2] == "1":
-    os.unlink(sys.argv[1])
-print("mapped", flush=True)
-time.sleep(120)' "$1" "${DELETE:-0}" >"$BATS_TEST_TMPDIR/mapper.out" &
+	own_command "$PCARRANGE" map "$1" ${DELETE:+unlink}
+	no_caps "${OWN_COMMAND[@]}" >"$BATS_TEST_TMPDIR/mapper.out" &
 	HELPER=$!
 	HELPERS+=("$HELPER")
+	own_started "$HELPER"
 	local n
 	for ((n = 0; n < 100; n++)); do
 		[[ -s $BATS_TEST_TMPDIR/mapper.out ]] && return
@@ -64,9 +53,11 @@ time.sleep(120)' "$1" "${DELETE:-0}" >"$BATS_TEST_TMPDIR/mapper.out" &
 
 # Start a helper holding FILE open on descriptor 3 (sleep, no mapping).
 start_holder() {
-	no_caps sleep 120 3<"$1" &
+	own_command sleep 120
+	no_caps "${OWN_COMMAND[@]}" 3<"$1" &
 	HELPER=$!
 	HELPERS+=("$HELPER")
+	own_started "$HELPER"
 	local n
 	for ((n = 0; n < 100; n++)); do
 		[[ -e /proc/$HELPER/fd/3 ]] && return
@@ -80,7 +71,7 @@ start_holder() {
 	start_mapper "$PWD/mapped"
 	run -0 --separate-stderr pagestat --pid "$HELPER" -J
 	assert_row "$PWD/mapped" type=file pages=8 cached=3 files=1
-	# the interpreter and its libraries are mapped too, each once
+	# the program and its libraries are mapped too, each once
 	assert [ "$(json_field '.rows | length')" -gt 1 ]
 	assert_equal "$(json_field '[.rows[].path] | length == (unique | length)')" true
 	assert_equal "$(json_field '.total.files')" "$(json_field '.rows | length')"

@@ -73,17 +73,70 @@ run_teardowns() {
 	UNDO=()
 }
 
-# A process (sleep) that holds FILE open on its descriptor 3 for 120 s:
-# its pid in HOLDER once the descriptor is there.  The suite's teardown
-# kills it.
+# ---- helper processes made of the test's own files ------------------------
+# Since Linux 6.14 cachestat answers only for a file the caller owns or may
+# write: as a user, pagestat --pid of a helper running /usr/bin/sleep would
+# be refused the program, libc and the dynamic loader.  So a helper runs
+# from copies below $BATS_FILE_TMPDIR (the program, the libraries ldd names,
+# and the loader, which runs it): every file it maps is the test's, as root
+# and as a user alike.  Sets OWN_COMMAND to the command line, and OWN_EXE to
+# what /proc/PID/exe reads once it runs (own_started).  LC_ALL=C: a locale
+# would map root's locale files.
+# usage: own_command PROGRAM [ARG]...
+own_command() {
+	local prog dir=$BATS_FILE_TMPDIR/own line lib loader=
+	prog=$(type -P "$1") || { echo "own_command: $1: no such program" >&2; return 1; }
+	shift
+	mkdir -p "$dir" || return
+	while read -r line; do
+		case $line in
+		*" => /"*) lib=${line#* => } ;;
+		/*) lib=$line loader=${line%% (*} ;;
+		*) continue ;;
+		esac
+		lib=${lib%% (*}
+		[[ -e $dir/${lib##*/} ]] || cp -L "$lib" "$dir/" || return
+	done < <(ldd "$prog" 2>/dev/null)
+	[[ -e $dir/${prog##*/} ]] || cp "$prog" "$dir/" || return
+	if [[ -n $loader ]]; then
+		OWN_COMMAND=(env LC_ALL=C "$dir/${loader##*/}" --library-path "$dir"
+			"$dir/${prog##*/}" "$@")
+		OWN_EXE=$(readlink -f "$dir/${loader##*/}")
+	else
+		# a static program runs by itself
+		OWN_COMMAND=(env LC_ALL=C "$dir/${prog##*/}" "$@")
+		OWN_EXE=$(readlink -f "$dir/${prog##*/}")
+	fi
+}
+
+# Wait until process PID runs OWN_EXE: before its exec it is still a shell
+# (or setpriv, env), whose program the user does not own.
+own_started() {
+	local i exe=
+	for ((i = 0; i < 200; i++)); do
+		exe=$(readlink "/proc/$1/exe" 2>/dev/null) || exe=
+		[[ $exe == "$OWN_EXE" ]] && return 0
+		sleep 0.025
+	done
+	echo "own_started: process $1 does not run $OWN_EXE (its exe: ${exe:-gone})" >&2
+	return 1
+}
+
+# A process (sleep, from the test's own copies) that holds FILE open on its
+# descriptor 3 for 120 s: its pid in HOLDER once the descriptor is there.
+# The suite's teardown kills it.
 hold_open() {
-	sleep 120 3<"$1" &
+	own_command sleep 120 || return
+	"${OWN_COMMAND[@]}" 3<"$1" &
 	HOLDER=$!
+	own_started "$HOLDER" || return
 	local i
 	for ((i = 0; i < 100; i++)); do
-		[[ -e /proc/$HOLDER/fd/3 ]] && break
+		[[ -e /proc/$HOLDER/fd/3 ]] && return 0
 		sleep 0.05
 	done
+	echo "hold_open: process $HOLDER does not hold $1 on its descriptor 3" >&2
+	return 1
 }
 
 # Unmount DIR if it is a mount point (lazily when it is busy).
