@@ -568,32 +568,28 @@ race_end() {
 	ln -s "$PWD/rootonly" attack/to-rootonly
 	ln -s "${DEVICE%/*}" attack/to-dev
 	chown -hR "$NOBODY" attack
-	# mmap(2) through ctypes: Python's mmap module keeps a descriptor
-	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups /usr/bin/python3 -c '
-import ctypes, os, sys, time
-libc = ctypes.CDLL(None, use_errno=True)
-libc.mmap.restype = ctypes.c_void_p
-libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
-                      ctypes.c_int, ctypes.c_long]
-for path in sys.argv[1:]:
-    fd = os.open(path, os.O_RDONLY)
-    if libc.mmap(None, os.fstat(fd).st_size, 1, 1, fd, 0) in (None, ctypes.c_void_p(-1).value):
-        sys.exit("mmap failed: %s" % os.strerror(ctypes.get_errno()))
-    os.close(fd)
-print("mapped", flush=True)
-time.sleep(600)' "$PWD/attack/d1/fifo" "$PWD/attack/d2/$devname" >mapper.out 3>&- &
-	HOLDER=$!
+	# pcarrange map: each file mapped, its descriptor closed
+	local mapped
+	for mapped in d1/fifo "d2/$devname"; do
+		setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups \
+			"$PCARRANGE" map "$PWD/attack/$mapped" >"mapper.${mapped%%/*}" 3>&- &
+		HOLDER="${HOLDER-} $!"
+	done
 	local i
 	for ((i = 0; i < 100; i++)); do
-		[[ $(cat mapper.out) == mapped ]] && break
+		[[ $(cat mapper.d1 mapper.d2) == $'mapped\nmapped' ]] && break
 		sleep 0.05
 	done
-	assert_equal "$(cat mapper.out)" mapped
-	[[ $(ls -l /proc/"$HOLDER"/fd) != *attack/* ]] ||
-		fail "the mapper holds a descriptor of its files: $(ls -l /proc/"$HOLDER"/fd)"
+	assert_equal "$(cat mapper.d1 mapper.d2)" $'mapped\nmapped'
+	local pid pids=()
+	for pid in $HOLDER; do
+		[[ $(ls -l /proc/"$pid"/fd) != *attack/* ]] ||
+			fail "the mapper holds a descriptor of its file: $(ls -l /proc/"$pid"/fd)"
+		pids+=(--pid "$pid")
+	done
 	race_flip d1 to-rootonly
 	race_flip d2 to-dev
-	race_runs -J --pid "$HOLDER"
+	race_runs -J "${pids[@]}"
 	local pids=$MEASURED
 	race_end
 	((pids > 0)) || fail "no run measured the mapped files"
