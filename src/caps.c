@@ -137,7 +137,7 @@ void caps_user_for_good(void)
 
 static bool cap_effective(cap_value_t cap);
 
-int caps_drop(const char **what, bool processes)
+int caps_start(const char **what)
 {
 	/* set-user-ID would make every file of the owner the user's own,
 	 * which no clearing of capabilities undoes */
@@ -147,6 +147,41 @@ int caps_drop(const char **what, bool processes)
 			"pagestat(1))";
 		return EPERM;
 	}
+	if (holds_none())
+		return 0;
+	cap_t caps = cap_get_proc();
+	cap_t kept = cap_init();
+	int err = 0;
+	if (!caps || !kept) {
+		err = errno;
+	} else {
+		/* every capability a run may need, where held; CAP_SETPCAP
+		 * permitted, not effective, for caps_drop's bounding set */
+		cap_value_t setpcap = CAP_SETPCAP;
+		cap_flag_value_t value;
+		for (size_t i = 0; i <= NNEEDED_MAX && !err; i++) {
+			cap_value_t cap = i < NNEEDED_MAX ? needed[i] : setpcap;
+			if (cap_get_flag(caps, cap, CAP_PERMITTED, &value) != 0 || value != CAP_SET)
+				continue;
+			if (cap_set_flag(kept, CAP_PERMITTED, 1, &cap, CAP_SET) != 0 ||
+			    (i < NNEEDED_MAX &&
+			     cap_set_flag(kept, CAP_EFFECTIVE, 1, &cap, CAP_SET) != 0))
+				err = errno;
+		}
+		if (!err && cap_set_proc(kept) != 0)
+			err = errno;
+	}
+	cap_free(caps);
+	cap_free(kept);
+	if (!err)
+		err = keep_sets();
+	if (err)
+		*what = "cannot drop capabilities";
+	return err;
+}
+
+int caps_drop(const char **what, bool processes)
+{
 	nneeded = processes ? NNEEDED_MAX : NNEEDED_FILES;
 	if (holds_none()) {
 		/* own_sets and user_sets stay empty, borrowed false */

@@ -25,10 +25,11 @@ const struct column columns[COL_COUNT] = {
 			  "cached pages as a share of pages", NULL },
 	[COL_DROPPED] = { "dropped", "DROPPED", KIND_PAGES, 0, AT(stat.dropped), true,
 			  "with --evict: pages dropped from the cache",
-			  "Bytes dropped from the page cache by --evict." },
+			  "Bytes dropped from the page cache by --evict.", NEED_EVICT, "--evict" },
 	[COL_READ] = { "read", "READ", KIND_PAGES, 0, AT(stat.read), true,
 		       "with --warm or --warm-from: pages read into the cache",
-		       "Bytes read into the page cache by --warm or --warm-from." },
+		       "Bytes read into the page cache by --warm or --warm-from.", NEED_WARM,
+		       "--warm or --warm-from" },
 	[COL_DIRTY] = { "dirty", "DIRTY", KIND_PAGES, PCS_DIRTY, AT(stat.dirty), true,
 			"cached pages modified but not yet written back",
 			"Cached bytes modified but not yet written back." },
@@ -47,9 +48,10 @@ const struct column columns[COL_COUNT] = {
 	[COL_BACKING] = { "backing", "BACKING", KIND_TEXT, 0, 0, false,
 			  "on overlayfs: the layer's file that was inspected", NULL },
 	[COL_FSTYPE] = { "fstype", "FSTYPE", KIND_TEXT, 0, 0, true,
-			 "with --system: a file system's type", NULL },
+			 "with --system: a file system's type", NULL, NEED_SYSTEM, "--system" },
 	[COL_NOTE] = { "note", "NOTE", KIND_TEXT, 0, 0, false,
-		       "with --system: why a file system was not walked", NULL },
+		       "with --system: why a file system was not walked", NULL, NEED_SYSTEM,
+		       "--system" },
 	[COL_INODE] = { "inode", "INODE", KIND_NUMBER, PCS_IDENTITY, AT(stat.inode), false,
 			"a file's inode number", NULL },
 	[COL_FILE_SIZE] = { "file_size", "FILE_SIZE", KIND_NUMBER, PCS_IDENTITY,
@@ -60,11 +62,14 @@ const struct column columns[COL_COUNT] = {
 	[COL_MTIME_NSEC] = { "mtime_nsec", "MTIME_NSEC", KIND_NUMBER, PCS_IDENTITY,
 			     AT(stat.mtime_nsec), false, "and its nanoseconds", NULL },
 	[COL_SEGMENTS] = { "segments", "SEGMENTS", KIND_SEGMENTS, PCS_CACHED, 0, true,
-			   "with -S: the cached share of each part of the range", NULL },
+			   "with -S: the cached share of each part of the range", NULL,
+			   NEED_SEGMENTS, "--segments=N", true },
 	[COL_EXTENTS] = { "extents", "EXTENTS", KIND_EXTENTS, PCS_CACHED, 0, true,
-			  "with -e: cached (or missing) byte extents, START-END", NULL },
+			  "with -e: cached (or missing) byte extents, START-END", NULL, NEED_EXTENTS,
+			  "--extents", true },
 	[COL_DELTA] = { "delta", "DELTA", KIND_DELTA, PCS_CACHED, 0, true,
-			"with -i: change in cached pages since the previous sample", NULL },
+			"with -i: change in cached pages since the previous sample", NULL,
+			NEED_INTERVAL, "-i/--interval", true },
 };
 
 const char *column_text(enum column_id id, const struct row *row, size_t *len)
@@ -244,7 +249,7 @@ const char *columns_names(bool sort_keys)
 	if (!*out) {
 		size_t len = 0;
 		for (int i = 0; i < COL_COUNT; i++) {
-			if (sort_keys && (i == COL_SEGMENTS || i == COL_EXTENTS || i == COL_DELTA))
+			if (sort_keys && columns[i].unsortable)
 				continue;
 			len += (size_t)snprintf(out + len, sizeof names[0] - len, "%s%s",
 						len ? ", " : "", columns[i].name);

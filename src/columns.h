@@ -47,6 +47,17 @@ enum column_kind {
 	KIND_DELTA,    /* -i: signed change in cached pages, with a _bytes twin */
 };
 
+/* What a column needs to have a value: an option, or a mode of the run. */
+enum column_need {
+	NEED_NOTHING,
+	NEED_SEGMENTS, /* -S */
+	NEED_EXTENTS,  /* -e */
+	NEED_INTERVAL, /* -i */
+	NEED_EVICT,    /* --evict */
+	NEED_WARM,     /* --warm or --warm-from */
+	NEED_SYSTEM,   /* --system */
+};
+
 struct column {
 	const char *name;   /* -o name, CSV header and JSON key */
 	const char *header; /* table header */
@@ -58,6 +69,10 @@ struct column {
 	/* the HELP of its Prometheus family "pagestat_NAME" (a size or page
 	 * counter: "pagestat_NAME_bytes"); NULL: it has none */
 	const char *prom_help;
+	/* what it needs (-o of it without is a usage error), said as */
+	enum column_need need;
+	const char *need_text;
+	bool unsortable; /* --sort does not take it: lists, or a change */
 };
 
 extern const struct column columns[COL_COUNT];
@@ -103,7 +118,7 @@ size_t columns_add_near_cached(enum column_id *ids, size_t n, enum column_id id)
 int column_lookup(const char *name, size_t len);
 
 /* The names of the columns, ", " between them; with sort_keys, only
- * those --sort takes (not segments, extents, delta).  A static string. */
+ * those --sort takes (not the unsortable ones).  A static string. */
 const char *columns_names(bool sort_keys);
 
 /* The "Columns:" part of --help. */

@@ -36,13 +36,13 @@ static bool guard_std_fds(void)
 	return true;
 }
 
-/* Before any file is opened (the locale too, which is read later, when a
- * name is first shown), the capabilities are dropped to what the run
- * needs; then the process is made ready. */
-static bool start(bool processes)
+/* Before the command line is read (a bad value is told as it is met, in
+ * the locale, which may open files), the capabilities are down to what
+ * any run may need; then the process is made ready. */
+static bool start(void)
 {
 	const char *what;
-	int err = caps_drop(&what, processes);
+	int err = caps_start(&what);
 	if (err) {
 		msg("%s: %s\n", what, strerror(err));
 		return false;
@@ -59,6 +59,17 @@ static bool start(bool processes)
 		setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
 	}
 	return true;
+}
+
+/* Once the options are read: the capabilities down to what this run
+ * needs (CAP_SYS_PTRACE for --pid and --system only). */
+static bool narrow(bool processes)
+{
+	const char *what;
+	int err = caps_drop(&what, processes);
+	if (err)
+		msg("%s: %s\n", what, strerror(err));
+	return err == 0;
 }
 
 /* Output that could not be written is a failure (exit 3), told on stderr
@@ -87,14 +98,14 @@ static int close_stdout(int status)
 
 int main(int argc, char **argv)
 {
-	struct options opts;
+	struct options opts = { 0 };
 	int status = STATUS_FATAL;
 
-	/* the parse opens no file: the capabilities are dropped after it,
-	 * knowing whether --pid needs CAP_SYS_PTRACE */
-	options_parse(argc, argv, &opts);
-	if (start(opts.npids > 0 || opts.system)) {
-		status = options_finish(&opts);
+	if (start()) {
+		status = options_parse(argc, argv, &opts);
+		if (status == OPTIONS_RUN)
+			status = narrow(opts.npids > 0 || opts.system) ? options_finish(&opts)
+								       : STATUS_FATAL;
 		if (status == OPTIONS_RUN)
 			status = run_inspection(&opts);
 		status = close_stdout(status);

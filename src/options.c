@@ -1,4 +1,6 @@
-/* The command line: getopt_long table, --help, --version, value parsing. */
+/* The command line: read by the option table (optable.h), each value
+ * checked as it is met, then the options together; the lists read with
+ * the user's own rights. */
 #include <config.h>
 
 #include "options.h"
@@ -16,182 +18,688 @@
 #include "format.h"
 #include "jobs.h"
 #include "msg.h"
+#include "optable.h"
 #include "outfile.h"
 #include "status.h"
 #include "userfile.h"
 #include "xalloc.h"
 
-enum {
-	OPT_METHOD = UCHAR_MAX + 1,
-	OPT_FORMAT,
-	OPT_CSV,
-	OPT_OUTPUT_ALL,
-	OPT_OFFSET,
-	OPT_LENGTH,
-	OPT_REVERSE,
-	OPT_TOP,
-	OPT_EXCLUDE,
-	OPT_EXCLUDE_FROM,
-	OPT_FILES0_FROM,
-	OPT_EXPECT_CACHED,
-	OPT_COUNT,
-	OPT_PID,
-	OPT_PROGRESS,
-	OPT_NO_PROGRESS,
-	OPT_OUTPUT_FILE,
-	OPT_EVICT,
-	OPT_WARM,
-	OPT_WARM_FROM,
-	OPT_RATE,
-	OPT_SYSTEM,
+/* Limits, written so that the texts can say them (STR): the parser
+ * checks the same constants. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define COUNT_MAX 2147483647 /* INT_MAX */
+#define SEGMENTS_MAX 4096
+#define SYSTEM_TOP 20
+#define INTERVAL_MIN 0.001
+
+#define SIZE_EXPECTED "a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64"
+
+/* What the parse keeps besides struct options, and what the lists read
+ * hold until options_free. */
+struct options_state {
+	bool given[64]; /* by the option's index in option_table */
+	const char *output_list; /* -o, resolved once the format is known */
+	bool output_all;
+	const char *offset, *length; /* as given, for the message on their sum */
+	const char *files0_from;
+	const char **exclude_files; /* --exclude-from */
+	size_t nexclude_files;
+	int noperands;
+	char **texts; /* what the lists held */
+	size_t ntexts;
+	char **names; /* --files0-from's operands, pointing into texts */
 };
 
-static const char short_options[] = "acd:s:HLPxlS:e::Jo:bpnqi:hVj:";
+/* The array with room for element n + 1, n elements being held: the room
+ * doubles each time n reaches a power of two. */
+static void *grow(void *array, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return array;
+	return xrealloc(array, (n ? 2 * n : 1) * size);
+}
 
-static const struct option long_options[] = {
-	{ "all", no_argument, NULL, 'a' },
-	{ "total", no_argument, NULL, 'c' },
-	{ "max-depth", required_argument, NULL, 'd' },
-	{ "sort", required_argument, NULL, 's' },
-	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "dereference-args", no_argument, NULL, 'H' },
-	{ "dereference", no_argument, NULL, 'L' },
-	{ "no-dereference", no_argument, NULL, 'P' },
-	{ "one-file-system", no_argument, NULL, 'x' },
-	{ "count-links", no_argument, NULL, 'l' },
-	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
-	{ "exclude-from", required_argument, NULL, OPT_EXCLUDE_FROM },
-	{ "files0-from", required_argument, NULL, OPT_FILES0_FROM },
-	{ "offset", required_argument, NULL, OPT_OFFSET },
-	{ "length", required_argument, NULL, OPT_LENGTH },
-	{ "segments", required_argument, NULL, 'S' },
-	{ "extents", optional_argument, NULL, 'e' },
-	{ "method", required_argument, NULL, OPT_METHOD },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "json", no_argument, NULL, 'J' },
-	{ "csv", no_argument, NULL, OPT_CSV },
-	{ "output", required_argument, NULL, 'o' },
-	{ "output-all", no_argument, NULL, OPT_OUTPUT_ALL },
-	{ "bytes", no_argument, NULL, 'b' },
-	{ "pages", no_argument, NULL, 'p' },
-	{ "noheadings", no_argument, NULL, 'n' },
-	{ "output-file", required_argument, NULL, OPT_OUTPUT_FILE },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "expect-cached", required_argument, NULL, OPT_EXPECT_CACHED },
-	{ "interval", required_argument, NULL, 'i' },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "pid", required_argument, NULL, OPT_PID },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
-	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-	{ "evict", no_argument, NULL, OPT_EVICT },
-	{ "warm", no_argument, NULL, OPT_WARM },
-	{ "warm-from", required_argument, NULL, OPT_WARM_FROM },
-	{ "rate", required_argument, NULL, OPT_RATE },
-	{ "system", no_argument, NULL, OPT_SYSTEM },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{ NULL, 0, NULL, 0 },
+/* ---- the values ------------------------------------------------------ */
+
+/* A non-negative decimal integer, nothing else. */
+static bool parse_count(const char *s, long *out)
+{
+	if (*s < '0' || *s > '9')
+		return false;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *end || v > INT_MAX)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A plain decimal number, "12", "12.5" or ".5": no sign, exponent, hex,
+ * inf or nan, which strtod would take. */
+static bool parse_decimal(const char *s, double *out)
+{
+	size_t digits = strspn(s, "0123456789");
+	const char *rest = s + digits;
+	if (*rest == '.') {
+		size_t fraction = strspn(rest + 1, "0123456789");
+		digits += fraction;
+		rest += 1 + fraction;
+	}
+	if (digits == 0 || *rest)
+		return false;
+	*out = strtod(s, NULL);
+	return true;
+}
+
+/* "50M" or "50M/s" (the "/s" in any case): a size above 0, per second. */
+static bool parse_rate(const char *s, uint64_t *out)
+{
+	size_t len = strlen(s);
+	char value[64];
+
+	if (len >= 2 && strcasecmp(s + len - 2, "/s") == 0)
+		len -= 2;
+	if (len == 0 || len >= sizeof value)
+		return false;
+	memcpy(value, s, len);
+	value[len] = '\0';
+	return fmt_parse_size(value, out) && *out > 0;
+}
+
+static bool parse_name(const char *s, const struct opt_name *names, int *out)
+{
+	/* any case: --format=JSON is no less clear */
+	for (; names->name; names++)
+		if (strcasecmp(s, names->name) == 0) {
+			*out = names->value;
+			return true;
+		}
+	return false;
+}
+
+/* "a whole number from 1 to 4096" and the like: what the entry's
+ * message says was expected, from the limits the parser checks. */
+static const char *expected_text(const struct opt_spec *o)
+{
+	static char text[512];
+
+	switch (o->kind) {
+	case OK_WHOLE:
+	case OK_DECIMAL:
+		snprintf(text, sizeof text, "%s from %.15g to %.15g%s", o->expected, o->min, o->max,
+			 o->example ? o->example : "");
+		return text;
+	case OK_NAME: {
+		/* "auto, cachestat or mincore" */
+		size_t len = 0, n = 0;
+		while (o->names[n].name)
+			n++;
+		for (size_t i = 0; i < n && len < sizeof text; i++)
+			len += (size_t)snprintf(text + len, sizeof text - len, "%s%s",
+						i == 0 ? "" : i + 1 == n ? " or " : ", ",
+						o->names[i].name);
+		return text;
+	}
+	default:
+		return o->expected;
+	}
+}
+
+static int tell_bad_value(const char *option, const char *value, const char *expected)
+{
+	msg("invalid value for %s: ", option);
+	/* a value from the command line may hold anything */
+	msg_name_str(value);
+	msg_more(" (expected %s)\n", expected);
+	msg_try_help();
+	return STATUS_USAGE;
+}
+
+/* ---- the options that read their own values ------------------------- */
+
+static void add_exclude(struct options *opts, const char *glob)
+{
+	opts->excludes = grow(opts->excludes, opts->nexcludes, sizeof *opts->excludes);
+	opts->excludes[opts->nexcludes++] = glob;
+}
+
+static const char *parse_sort(const char *arg, struct options *opts, struct options_state *st)
+{
+	static char expected[COL_COUNT * 24 + 16];
+
+	(void)st;
+	int col = column_lookup(arg, strlen(arg));
+	if (col < 0 || columns[col].unsortable) {
+		snprintf(expected, sizeof expected, "one of %s", columns_names(true));
+		return expected;
+	}
+	opts->sort_key = col;
+	return NULL;
+}
+
+static const char *parse_exclude(const char *arg, struct options *opts, struct options_state *st)
+{
+	(void)st;
+	if (!*arg)
+		return "a glob such as '*.log'";
+	add_exclude(opts, arg);
+	return NULL;
+}
+
+static const char *parse_exclude_from(const char *arg, struct options *opts,
+				      struct options_state *st)
+{
+	(void)opts;
+	st->exclude_files = grow(st->exclude_files, st->nexclude_files, sizeof *st->exclude_files);
+	st->exclude_files[st->nexclude_files++] = arg;
+	return NULL;
+}
+
+static const char *parse_pid(const char *arg, struct options *opts, struct options_state *st)
+{
+	long pid;
+
+	(void)st;
+	if (!parse_count(arg, &pid) || pid < 1)
+		return "a process ID, a whole number from 1 to " STR(COUNT_MAX);
+	opts->pids = grow(opts->pids, opts->npids, sizeof *opts->pids);
+	opts->pids[opts->npids++] = (pid_t)pid;
+	return NULL;
+}
+
+static const char *parse_jobs(const char *arg, struct options *opts, struct options_state *st)
+{
+	long count;
+
+	(void)st;
+	if (strcasecmp(arg, "auto") == 0)
+		opts->jobs = 0;
+	else if (parse_count(arg, &count) && count >= 1 && count <= JOBS_MAX)
+		opts->jobs = (unsigned)count;
+	else
+		return "auto, or a whole number from 1 to " STR(JOBS_MAX);
+	return NULL;
+}
+
+static const char *parse_offset(const char *arg, struct options *opts, struct options_state *st)
+{
+	st->offset = arg;
+	return fmt_parse_size(arg, &opts->range.offset) ? NULL : SIZE_EXPECTED;
+}
+
+static const char *parse_length(const char *arg, struct options *opts, struct options_state *st)
+{
+	st->length = arg;
+	return fmt_parse_size(arg, &opts->range.length) ? NULL : SIZE_EXPECTED;
+}
+
+static const char *parse_output(const char *arg, struct options *opts, struct options_state *st)
+{
+	(void)opts;
+	st->output_list = arg;
+	st->output_all = false;
+	return NULL;
+}
+
+static const char *parse_output_file(const char *arg, struct options *opts,
+				     struct options_state *st)
+{
+	const char *expected;
+
+	(void)st;
+	/* a directory that cannot hold it is told now, with the user's
+	 * rights, before anything is inspected */
+	if (!outfile_check(arg, &expected))
+		return expected;
+	opts->output_file = arg;
+	return NULL;
+}
+
+static const char *parse_expect_cached(const char *arg, struct options *opts,
+				       struct options_state *st)
+{
+	(void)st;
+	opts->expect_cached_arg = arg;
+	if (!parse_decimal(arg, &opts->expect_cached) || opts->expect_cached > 100)
+		return "a percentage from 0 to 100, such as 90 or 99.5";
+	return NULL;
+}
+
+/* ---- the table ------------------------------------------------------- */
+
+static const struct opt_name extent_modes[] = {
+	{ "cached", EXTENTS_CACHED, "the cached extents (default)" },
+	{ "missing", EXTENTS_MISSING, "the extents not cached" },
+	{ NULL, 0, NULL },
 };
+
+static const struct opt_name methods[] = {
+	{ "auto", PROBE_AUTO, "cachestat, else mincore (default)" },
+	{ "cachestat", PROBE_CACHESTAT, "cachestat(2) only" },
+	{ "mincore", PROBE_MINCORE, "mincore(2) only" },
+	{ NULL, 0, NULL },
+};
+
+static const struct opt_name formats[] = {
+	{ "table", FORMAT_TABLE, "aligned columns for people (default)" },
+	{ "csv", FORMAT_CSV, "RFC 4180, exact integers" },
+	{ "json", FORMAT_JSON, "one JSON document" },
+	{ "ndjson", FORMAT_NDJSON, "one JSON object per line" },
+	{ "prometheus", FORMAT_PROMETHEUS, "Prometheus text format 0.0.4" },
+	{ NULL, 0, NULL },
+};
+
+/* -j's words, for the completions (any number from 1 is taken too) */
+static const struct opt_name job_counts[] = {
+	{ "auto", 0, "the processors, once a walk passes " STR(JOBS_AUTO_AFTER) " files (default)" },
+	{ "1", 1, "the walking thread alone" },
+	{ NULL, 0, NULL },
+};
+
+#define IN(member) offsetof(struct options, member)
+#define IN_STATE(member) .in_state = true, .offset = offsetof(struct options_state, member)
+
+const struct opt_group_text opt_groups[GROUP_COUNT] = {
+	[GROUP_ROWS] = { "Rows:", NULL },
+	[GROUP_WALK] = { "Walk:", NULL },
+	[GROUP_RANGE] = { "Range:",
+			  "SIZE is bytes (512 or 512B), or a number with K, M, G, T, P or E (powers\n"
+			  "of 1024, also written KiB, MiB...) or KB, MB... (powers of 1000), in any\n"
+			  "case; FORMAT, METHOD, WHICH and column names are taken in any case too.\n" },
+	[GROUP_OUTPUT] = { "Output:", NULL },
+	[GROUP_WATCH] = { "Watch:", NULL },
+	[GROUP_ACTIONS] = { "Actions (each file opened with your own rights; the rows show the state\n"
+			    "after, and what was done):",
+			    NULL },
+	[GROUP_INFO] = { NULL, NULL },
+};
+
+/* In --help's order. */
+const struct opt_spec option_table[] = {
+	/* Rows */
+	{ 'a', "all", ARG_NONE, NULL, GROUP_ROWS,
+	  "also a row for every file inside directories",
+	  "also a row for every file inside directories",
+	  OK_SET, STORE_BOOL, .offset = IN(all), .value = 1 },
+	{ 'd', "max-depth", ARG_REQUIRED, "N", GROUP_ROWS,
+	  "also a row for every directory down to depth N\n"
+	  "(FILE is depth 0); with -a, files down to N too",
+	  "also a row for every directory down to depth N",
+	  OK_WHOLE, STORE_LONG, .offset = IN(max_depth), .min = 0, .max = COUNT_MAX,
+	  .expected = "a whole number", .hint = "depth (0 = the operands only)" },
+	{ 'c', "total", ARG_NONE, NULL, GROUP_ROWS,
+	  "add a grand-total row (table and CSV)",
+	  "add a grand-total row (table and CSV)",
+	  OK_SET, STORE_BOOL, .offset = IN(total), .value = 1 },
+	{ 's', "sort", ARG_REQUIRED, "KEY", GROUP_ROWS,
+	  "order rows by a column (numbers largest first,\n"
+	  "path and type A-Z); default: walk order",
+	  "order rows by a column (numbers largest first)",
+	  OK_CUSTOM, .parse = parse_sort, .complete = COMPLETE_SORT_KEY },
+	{ OPT_REVERSE, "reverse", ARG_NONE, NULL, GROUP_ROWS,
+	  "reverse the order of --sort or --top",
+	  "reverse the order of --sort or --top",
+	  OK_SET, STORE_BOOL, .offset = IN(reverse), .value = 1 },
+	{ OPT_TOP, "top", ARG_REQUIRED, "N", GROUP_ROWS,
+	  "only the N rows first in --sort order (by\n"
+	  "cached when no --sort); with -a, files only",
+	  "only the N first rows in sort order (by cached without --sort)",
+	  OK_WHOLE, STORE_U64, .offset = IN(top), .min = 1, .max = COUNT_MAX,
+	  .expected = "a whole number", .hint = "number of rows (from 1)" },
+	/* Walk */
+	{ 'P', "no-dereference", ARG_NONE, NULL, GROUP_WALK,
+	  "follow no symbolic link, not even one named as FILE",
+	  "follow no symbolic link, not even one named as FILE",
+	  OK_SET, STORE_INT, .offset = IN(follow), .value = FOLLOW_NONE },
+	{ 'H', "dereference-args", ARG_NONE, NULL, GROUP_WALK,
+	  "follow symbolic links named as FILE (also names\n"
+	  "read with --files0-from), no others (default)",
+	  "follow symbolic links named as FILE, no others (default)",
+	  OK_SET, STORE_INT, .offset = IN(follow), .value = FOLLOW_ARGS },
+	{ 'L', "dereference", ARG_NONE, NULL, GROUP_WALK,
+	  "follow every symbolic link",
+	  "follow every symbolic link",
+	  OK_SET, STORE_INT, .offset = IN(follow), .value = FOLLOW_ALL },
+	{ 'x', "one-file-system", ARG_NONE, NULL, GROUP_WALK,
+	  "do not descend into other file systems",
+	  "do not descend into other file systems",
+	  OK_SET, STORE_BOOL, .offset = IN(one_file_system), .value = 1 },
+	{ 'l', "count-links", ARG_NONE, NULL, GROUP_WALK,
+	  "count a hard-linked file each time it is met\n"
+	  "(default: once per run)",
+	  "count a hard-linked file each time it is met",
+	  OK_SET, STORE_BOOL, .offset = IN(count_links), .value = 1 },
+	{ OPT_EXCLUDE, "exclude", ARG_REQUIRED, "GLOB", GROUP_WALK,
+	  "skip files and directories whose name or path\n"
+	  "matches GLOB (may be repeated)",
+	  "skip files and directories whose name or path matches GLOB",
+	  OK_CUSTOM, .parse = parse_exclude, .hint = "glob pattern", .repeats = true },
+	{ OPT_EXCLUDE_FROM, "exclude-from", ARG_REQUIRED, "FILE", GROUP_WALK,
+	  "skip what matches any glob in FILE, one a line\n"
+	  "(- reads standard input)",
+	  "skip what matches any glob in FILE, one a line",
+	  OK_CUSTOM, .parse = parse_exclude_from, .complete = COMPLETE_FILE,
+	  .hint = "file of glob patterns", .repeats = true },
+	{ OPT_FILES0_FROM, "files0-from", ARG_REQUIRED, "FILE", GROUP_WALK,
+	  "inspect the NUL-separated names in FILE\n"
+	  "(- reads standard input) instead of FILE operands",
+	  "inspect the NUL-separated names in FILE instead of operands",
+	  OK_TEXT, STORE_TEXT, IN_STATE(files0_from), .complete = COMPLETE_FILE,
+	  .hint = "file of NUL-separated names (- for standard input)" },
+	{ OPT_PID, "pid", ARG_REQUIRED, "PID", GROUP_WALK,
+	  "inspect the regular files process PID maps or\n"
+	  "holds open, a row each (may be repeated), instead\n"
+	  "of FILE operands",
+	  "inspect the files process PID maps or holds open",
+	  OK_CUSTOM, .parse = parse_pid, .complete = COMPLETE_PID, .hint = "process ID",
+	  .repeats = true },
+	{ OPT_SYSTEM, "system", ARG_NONE, NULL, GROUP_WALK,
+	  "what fills this machine's page cache: every file\n"
+	  "system once, files deleted but open, block\n"
+	  "devices; the top " STR(SYSTEM_TOP) " files (--top), a row per file\n"
+	  "system, and the share of the kernel's Cached and\n"
+	  "Buffers found",
+	  "what fills the whole machine's page cache",
+	  OK_SET, STORE_BOOL, .offset = IN(system), .value = 1 },
+	{ OPT_METHOD, "method", ARG_REQUIRED, "METHOD", GROUP_WALK,
+	  "auto (default), cachestat or mincore",
+	  "how to ask the kernel",
+	  OK_NAME, STORE_INT, .offset = IN(method), .names = methods,
+	  .complete = COMPLETE_NAMES, .hint = "method" },
+	{ 'j', "jobs", ARG_REQUIRED, "N", GROUP_WALK,
+	  "N threads open and measure files while one walks\n"
+	  "(auto, the default: the processors, once a walk\n"
+	  "passes " STR(JOBS_AUTO_AFTER) " files; or 1 to " STR(JOBS_MAX) "); output as with 1",
+	  "threads that open and measure files while one walks (auto, 1 to " STR(JOBS_MAX) ")",
+	  OK_CUSTOM, .parse = parse_jobs, .names = job_counts, .complete = COMPLETE_NAMES,
+	  .hint = "threads" },
+	/* Range */
+	{ OPT_OFFSET, "offset", ARG_REQUIRED, "SIZE", GROUP_RANGE,
+	  "inspect each file from byte SIZE on",
+	  "inspect each file from byte SIZE on",
+	  OK_CUSTOM, .parse = parse_offset, .hint = "size (bytes, or 64K, 1MiB, 10GB)" },
+	{ OPT_LENGTH, "length", ARG_REQUIRED, "SIZE", GROUP_RANGE,
+	  "inspect at most SIZE bytes (default: to the end)",
+	  "inspect at most SIZE bytes (0: to the end)",
+	  OK_CUSTOM, .parse = parse_length, .hint = "size (bytes, or 64K, 1MiB, 10GB)" },
+	{ 'S', "segments", ARG_REQUIRED, "N", GROUP_RANGE,
+	  "split each file's range into N equal parts (1 to\n"
+	  STR(SEGMENTS_MAX) ") and show the cached share of each",
+	  "split each range into N parts and show the cached share of each",
+	  OK_WHOLE, STORE_UNSIGNED, .offset = IN(segments), .min = 1, .max = SEGMENTS_MAX,
+	  .expected = "a whole number", .hint = "number of parts (1 to " STR(SEGMENTS_MAX) ")" },
+	{ 'e', "extents", ARG_OPTIONAL, "WHICH", GROUP_RANGE,
+	  "list each file's cached byte extents, START-END;\n"
+	  "--extents=missing (or -emissing) the missing ones",
+	  "list the cached byte extents (=missing: the missing ones)",
+	  OK_NAME, STORE_INT, .offset = IN(extents), .names = extent_modes,
+	  .value = EXTENTS_CACHED, .complete = COMPLETE_NAMES, .hint = "which extents" },
+	/* Output */
+	{ OPT_FORMAT, "format", ARG_REQUIRED, "FORMAT", GROUP_OUTPUT,
+	  "table (default), csv, json, ndjson or prometheus",
+	  "output format",
+	  OK_NAME, STORE_INT, .offset = IN(format), .names = formats,
+	  .complete = COMPLETE_NAMES, .hint = "format" },
+	{ 'J', "json", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "same as --format=json",
+	  "same as --format=json",
+	  OK_SET, STORE_INT, .offset = IN(format), .value = FORMAT_JSON },
+	{ OPT_CSV, "csv", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "same as --format=csv",
+	  "same as --format=csv",
+	  OK_SET, STORE_INT, .offset = IN(format), .value = FORMAT_CSV },
+	{ 'o', "output", ARG_REQUIRED, "LIST", GROUP_OUTPUT,
+	  "columns to show, comma-separated, in that order;\n"
+	  "+LIST adds to the default columns",
+	  "columns to show, comma-separated (+LIST adds to the defaults)",
+	  OK_CUSTOM, .parse = parse_output, .complete = COMPLETE_COLUMNS, .hint = "column list" },
+	{ OPT_OUTPUT_ALL, "output-all", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "show every column",
+	  "show every column",
+	  OK_SET, STORE_BOOL, IN_STATE(output_all), .value = 1 },
+	{ 'b', "bytes", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "exact bytes instead of 1.5G in the table",
+	  "exact bytes instead of 1.5G in the table",
+	  OK_SET, STORE_INT, .offset = IN(unit), .value = UNIT_BYTES },
+	{ 'p', "pages", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "page counts for the page columns in the table",
+	  "page counts for the page columns in the table",
+	  OK_SET, STORE_BOOL, .offset = IN(counters_in_pages), .value = 1 },
+	{ 'n', "noheadings", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "no header line (table and CSV)",
+	  "no header line (table and CSV)",
+	  OK_SET, STORE_BOOL, .offset = IN(headings), .value = 0 },
+	{ OPT_OUTPUT_FILE, "output-file", ARG_REQUIRED, "FILE", GROUP_OUTPUT,
+	  "write to FILE, replaced only once complete",
+	  "write to FILE, replaced only once complete",
+	  OK_CUSTOM, .parse = parse_output_file, .complete = COMPLETE_FILE,
+	  .hint = "output file" },
+	{ 'q', "quiet", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "no per-file error messages (still counted)",
+	  "no per-file error messages",
+	  OK_SET, STORE_BOOL, .offset = IN(quiet), .value = 1 },
+	{ OPT_PROGRESS, "progress", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "a progress line on stderr from the start, when it\n"
+	  "is a terminal (default: after about a second)",
+	  "show the progress line on a terminal from the start",
+	  OK_SET, STORE_INT, .offset = IN(progress), .value = PROGRESS_ALWAYS },
+	{ OPT_NO_PROGRESS, "no-progress", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "no progress line",
+	  "never show the progress line",
+	  OK_SET, STORE_INT, .offset = IN(progress), .value = PROGRESS_NEVER },
+	{ OPT_EXPECT_CACHED, "expect-cached", ARG_REQUIRED, "PERCENT", GROUP_OUTPUT,
+	  "exit with status 4 when less than PERCENT (0 to\n"
+	  "100, decimals allowed) of all pages are cached,\n"
+	  "or when no page at all was counted",
+	  "exit with status 4 when less than PERCENT of the pages are cached",
+	  OK_CUSTOM, .parse = parse_expect_cached, .hint = "percentage (0 to 100)" },
+	/* Watch */
+	{ 'i', "interval", ARG_REQUIRED, "SECONDS", GROUP_WATCH,
+	  "inspect again every SECONDS (" STR(INTERVAL_MIN) " or more,\n"
+	  "fractions allowed) until interrupted; each sample\n"
+	  "has its time, and the delta column the change\n"
+	  "in cached pages since the sample before",
+	  "inspect again every SECONDS until interrupted",
+	  OK_DECIMAL, STORE_DOUBLE, .offset = IN(interval), .min = INTERVAL_MIN, .max = COUNT_MAX,
+	  .expected = "a number of seconds", .example = ", such as 2 or 0.5",
+	  .hint = "seconds (" STR(INTERVAL_MIN) " or more, such as 2 or 0.5)" },
+	{ OPT_COUNT, "count", ARG_REQUIRED, "N", GROUP_WATCH,
+	  "with -i: stop after N samples",
+	  "with -i: stop after N samples",
+	  OK_WHOLE, STORE_U64, .offset = IN(count), .min = 1, .max = COUNT_MAX,
+	  .expected = "a whole number", .hint = "number of samples (from 1)" },
+	/* Actions */
+	{ OPT_EVICT, "evict", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "drop the clean cached pages of each file's range",
+	  "drop the clean cached pages of each file's range",
+	  .kind = OK_GIVEN },
+	{ OPT_WARM, "warm", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "read the missing pages of each file's range into\n"
+	  "the cache (cached pages are not read again)",
+	  "read the missing pages of each file's range into the cache",
+	  .kind = OK_GIVEN },
+	{ OPT_WARM_FROM, "warm-from", ARG_REQUIRED, "FILE", GROUP_ACTIONS,
+	  "read the extents a snapshot lists back into the\n"
+	  "cache: FILE (- reads standard input) is what\n"
+	  "pagestat -a -e wrote as JSON or ndjson",
+	  "read the extents a snapshot lists back into the cache",
+	  OK_TEXT, STORE_TEXT, .offset = IN(warm_from), .complete = COMPLETE_FILE,
+	  .hint = "snapshot (pagestat -a -e output, - for standard input)" },
+	{ OPT_RATE, "rate", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
+	  "with a warm: read at most SIZE bytes a second",
+	  "with a warm: read at most SIZE bytes a second",
+	  OK_RATE, STORE_U64, .offset = IN(rate),
+	  .expected = "bytes a second above 0, such as 50M, 1G or 200MB/s",
+	  .hint = "bytes a second (50M, 200MB/s)" },
+	/* --help, --version */
+	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
+	  "show this help and exit",
+	  "show help and exit",
+	  .kind = OK_GIVEN },
+	{ 'V', "version", ARG_NONE, NULL, GROUP_INFO,
+	  "show the version, the method the kernel offers\n"
+	  "and the capabilities held, and exit",
+	  "show version, method and capabilities, and exit",
+	  .kind = OK_GIVEN },
+};
+
+const size_t option_count = sizeof option_table / sizeof option_table[0];
+
+_Static_assert(sizeof option_table / sizeof option_table[0] <=
+		       sizeof ((struct options_state *)0)->given,
+	       "options_state.given has room for every option");
+
+/* The rules that need no value and no operand, in the order they are
+ * checked; options.c's check_combinations holds the others, around them. */
+const struct opt_rule option_rules[] = {
+	{ RULE_ONE_OF, OPT_EVICT, { OPT_WARM, OPT_WARM_FROM },
+	  "--evict, --warm and --warm-from exclude each other: give one of them" },
+	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM },
+	  "--rate needs --warm or --warm-from" },
+	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
+	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
+	  "done once" },
+};
+
+const size_t rule_count = sizeof option_rules / sizeof option_rules[0];
+
+const struct opt_spec *opt_by_key(int key)
+{
+	for (size_t i = 0; i < option_count; i++)
+		if (option_table[i].key == key)
+			return &option_table[i];
+	return NULL;
+}
+
+static bool given(const struct options_state *st, int key)
+{
+	const struct opt_spec *o = opt_by_key(key);
+	return o && st->given[o - option_table];
+}
+
+/* The value of option o, arg, into its field; NULL, or what a good value
+ * would have been. */
+static const char *take_value(const struct opt_spec *o, const char *arg, struct options *opts,
+			      struct options_state *st)
+{
+	char *field = (o->in_state ? (char *)st : (char *)opts) + o->offset;
+	long long whole = 0;
+	long count;
+	double number = 0;
+	uint64_t size = 0;
+	int name = 0;
+
+	switch (o->kind) {
+	case OK_SET:
+		whole = o->value;
+		break;
+	case OK_GIVEN:
+		return NULL;
+	case OK_WHOLE:
+		if (!parse_count(arg, &count) || count < o->min || count > o->max)
+			return expected_text(o);
+		whole = count;
+		break;
+	case OK_SIZE:
+		if (!fmt_parse_size(arg, &size))
+			return expected_text(o);
+		whole = (long long)size;
+		break;
+	case OK_RATE:
+		if (!parse_rate(arg, &size))
+			return expected_text(o);
+		break;
+	case OK_NAME:
+		name = (int)o->value;
+		if (arg && !parse_name(arg, o->names, &name))
+			return expected_text(o);
+		whole = name;
+		break;
+	case OK_DECIMAL:
+		if (!parse_decimal(arg, &number) || number < o->min || number > o->max)
+			return expected_text(o);
+		break;
+	case OK_TEXT:
+		break;
+	case OK_CUSTOM:
+		return o->parse(arg, opts, st);
+	}
+	switch (o->store) {
+	case STORE_NONE:
+		break;
+	case STORE_BOOL:
+		*(bool *)(void *)field = whole != 0;
+		break;
+	case STORE_INT:
+		*(int *)(void *)field = (int)whole;
+		break;
+	case STORE_UNSIGNED:
+		*(unsigned *)(void *)field = (unsigned)whole;
+		break;
+	case STORE_LONG:
+		*(long *)(void *)field = (long)whole;
+		break;
+	case STORE_U64:
+		*(uint64_t *)(void *)field = o->kind == OK_RATE ? size : (uint64_t)whole;
+		break;
+	case STORE_DOUBLE:
+		*(double *)(void *)field = number;
+		break;
+	case STORE_TEXT:
+		*(const char **)(void *)field = arg;
+		break;
+	}
+	return NULL;
+}
+
+/* ---- --help and --version -------------------------------------------- */
+
+/* "  -d, --max-depth=N" and its help, the lines after the first indented
+ * as --help aligns them (the help from column 26, below a long name). */
+static void usage_option(FILE *out, const struct opt_spec *o)
+{
+	char left[64];
+	int len = o->key < UCHAR_MAX ? snprintf(left, sizeof left, "  -%c, --%s", o->key, o->long_name)
+				     : snprintf(left, sizeof left, "      --%s", o->long_name);
+	if (o->arg == ARG_REQUIRED)
+		len += snprintf(left + len, sizeof left - (size_t)len, "=%s", o->metavar);
+	else if (o->arg == ARG_OPTIONAL)
+		len += snprintf(left + len, sizeof left - (size_t)len, "[=%s]", o->metavar);
+	fputs(left, out);
+	if (len < 26)
+		fprintf(out, "%*s", 26 - len, "");
+	else
+		fprintf(out, "\n%26s", "");
+	for (const char *line = o->help;;) {
+		const char *nl = strchrnul(line, '\n');
+		fwrite(line, 1, (size_t)(nl - line), out);
+		fputc('\n', out);
+		if (!*nl)
+			break;
+		line = nl + 1;
+		fprintf(out, "%26s", "");
+	}
+}
 
 static void usage(FILE *out)
 {
 	fputs("Usage: pagestat [OPTION]... [FILE]...\n"
 	      "Show how much of each FILE (the current directory by default) is in the\n"
 	      "page cache: cached, dirty, under writeback, evicted and recently evicted.\n"
-	      "A directory's row is the total of every regular file below it.\n"
-	      "\n"
-	      "Rows:\n"
-	      "  -a, --all               also a row for every file inside directories\n"
-	      "  -d, --max-depth=N       also a row for every directory down to depth N\n"
-	      "                          (FILE is depth 0); with -a, files down to N too\n"
-	      "  -c, --total             add a grand-total row (table and CSV)\n"
-	      "  -s, --sort=KEY          order rows by a column (numbers largest first,\n"
-	      "                          path and type A-Z); default: walk order\n"
-	      "      --reverse           reverse the order of --sort or --top\n"
-	      "      --top=N             only the N rows first in --sort order (by\n"
-	      "                          cached when no --sort); with -a, files only\n"
-	      "\n"
-	      "Walk:\n"
-	      "  -P, --no-dereference    follow no symbolic link, not even one named as FILE\n"
-	      "  -H, --dereference-args  follow symbolic links named as FILE (also names\n"
-	      "                          read with --files0-from), no others (default)\n"
-	      "  -L, --dereference       follow every symbolic link\n"
-	      "  -x, --one-file-system   do not descend into other file systems\n"
-	      "  -l, --count-links       count a hard-linked file each time it is met\n"
-	      "                          (default: once per run)\n"
-	      "      --exclude=GLOB      skip files and directories whose name or path\n"
-	      "                          matches GLOB (may be repeated)\n"
-	      "      --exclude-from=FILE skip what matches any glob in FILE, one a line\n"
-	      "                          (- reads standard input)\n"
-	      "      --files0-from=FILE  inspect the NUL-separated names in FILE\n"
-	      "                          (- reads standard input) instead of FILE operands\n"
-	      "      --pid=PID           inspect the regular files process PID maps or\n"
-	      "                          holds open, a row each (may be repeated), instead\n"
-	      "                          of FILE operands\n"
-	      "      --system            what fills this machine's page cache: every file\n"
-	      "                          system once, files deleted but open, block\n"
-	      "                          devices; the top 20 files (--top), a row per file\n"
-	      "                          system, and the share of the kernel's Cached and\n"
-	      "                          Buffers found\n"
-	      "      --method=METHOD     auto (default), cachestat or mincore\n"
-	      "  -j, --jobs=N            N threads open and measure files while one walks\n"
-	      "                          (auto, the default: the processors, once a walk\n"
-	      "                          passes 2048 files; or 1 to 256); output as with 1\n"
-	      "\n"
-	      "Range:\n"
-	      "      --offset=SIZE       inspect each file from byte SIZE on\n"
-	      "      --length=SIZE       inspect at most SIZE bytes (default: to the end)\n"
-	      "  -S, --segments=N        split each file's range into N equal parts (1 to\n"
-	      "                          4096) and show the cached share of each\n"
-	      "  -e, --extents[=WHICH]   list each file's cached byte extents, START-END;\n"
-	      "                          --extents=missing (or -emissing) the missing ones\n"
-	      "SIZE is bytes (512 or 512B), or a number with K, M, G, T, P or E (powers\n"
-	      "of 1024, also written KiB, MiB...) or KB, MB... (powers of 1000), in any\n"
-	      "case; FORMAT, METHOD, WHICH and column names are taken in any case too.\n"
-	      "\n"
-	      "Output:\n"
-	      "      --format=FORMAT     table (default), csv, json, ndjson or prometheus\n"
-	      "  -J, --json              same as --format=json\n"
-	      "      --csv               same as --format=csv\n"
-	      "  -o, --output=LIST       columns to show, comma-separated, in that order;\n"
-	      "                          +LIST adds to the default columns\n"
-	      "      --output-all        show every column\n"
-	      "  -b, --bytes             exact bytes instead of 1.5G in the table\n"
-	      "  -p, --pages             page counts for the page columns in the table\n"
-	      "  -n, --noheadings        no header line (table and CSV)\n"
-	      "      --output-file=FILE  write to FILE, replaced only once complete\n"
-	      "  -q, --quiet             no per-file error messages (still counted)\n"
-	      "      --progress          a progress line on stderr from the start, when it\n"
-	      "                          is a terminal (default: after about a second)\n"
-	      "      --no-progress       no progress line\n"
-	      "      --expect-cached=PERCENT\n"
-	      "                          exit with status 4 when less than PERCENT (0 to\n"
-	      "                          100, decimals allowed) of all pages are cached,\n"
-	      "                          or when no page at all was counted\n"
-	      "\n"
-	      "Watch:\n"
-	      "  -i, --interval=SECONDS  inspect again every SECONDS (0.001 or more,\n"
-	      "                          fractions allowed) until interrupted; each sample\n"
-	      "                          has its time, and the delta column the change\n"
-	      "                          in cached pages since the sample before\n"
-	      "      --count=N           with -i: stop after N samples\n"
-	      "\n"
-	      "Actions (each file opened with your own rights; the rows show the state\n"
-	      "after, and what was done):\n"
-	      "      --evict             drop the clean cached pages of each file's range\n"
-	      "      --warm              read the missing pages of each file's range into\n"
-	      "                          the cache (cached pages are not read again)\n"
-	      "      --warm-from=FILE    read the extents a snapshot lists back into the\n"
-	      "                          cache: FILE (- reads standard input) is what\n"
-	      "                          pagestat -a -e wrote as JSON or ndjson\n"
-	      "      --rate=SIZE         with a warm: read at most SIZE bytes a second\n"
-	      "\n"
-	      "  -h, --help              show this help and exit\n"
-	      "  -V, --version           show the version, the method the kernel offers\n"
-	      "                          and the capabilities held, and exit\n",
+	      "A directory's row is the total of every regular file below it.\n",
 	      out);
+	for (int g = 0; g < GROUP_COUNT; g++) {
+		fputc('\n', out);
+		if (opt_groups[g].title)
+			fprintf(out, "%s\n", opt_groups[g].title);
+		for (size_t i = 0; i < option_count; i++)
+			if (option_table[i].group == (enum opt_group)g)
+				usage_option(out, &option_table[i]);
+		if (opt_groups[g].trailer)
+			fputs(opt_groups[g].trailer, out);
+	}
 	columns_usage(out);
 	fputs("\nCSV and JSON always hold exact integers: pages, and bytes in the\n"
 	      "NAME_bytes twin of each page column.  Unknown counters (--method=mincore\n"
@@ -220,450 +728,39 @@ static void version(void)
 	printf("capabilities: %s\n", caps_describe());
 }
 
-#define SIZE_EXPECTED "a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64"
-#define SEGMENTS_MAX 4096
-#define SYSTEM_TOP 20
+/* ---- the parse --------------------------------------------------------- */
 
-/* What options_parse leaves to options_finish, and what the lists read
- * hold until options_free. */
-struct options_state {
-	enum {
-		PARSED_RUN,
-		PARSED_HELP,
-		PARSED_VERSION,
-		PARSED_TOLD,      /* getopt said what was wrong */
-		PARSED_BAD_VALUE, /* told by options_finish, once the locale is set */
-	} outcome;
-	const char *bad_option, *bad_value, *bad_expected;
-	const char *output_list; /* -o, resolved once the format is known */
-	bool output_all;
-	const char *offset, *length; /* as given, for the message on their sum */
-	bool evict, warm;            /* --evict, --warm: one action at most */
-	const char *rate;            /* --rate as given */
-	const char *files0_from;
-	const char **exclude_files; /* --exclude-from */
-	size_t nexclude_files;
-	const char **output_files; /* each --output-file: the last is used, all are checked */
-	size_t noutput_files;
-	int noperands;
-	char **texts; /* what the lists held */
-	size_t ntexts;
-	char **names; /* --files0-from's operands, pointing into texts */
-};
-
-/* The array with room for element n + 1, n elements being held: the room
- * doubles each time n reaches a power of two. */
-static void *grow(void *array, size_t n, size_t size)
+/* getopt_long's table and short options, made from option_table. */
+static void getopt_tables(struct option *longs, char *shorts)
 {
-	if (n & (n - 1))
-		return array;
-	return xrealloc(array, (n ? 2 * n : 1) * size);
-}
+	size_t n = 0;
 
-/* Told by options_finish: a name is shown as the locale, set by then,
- * allows (msg_name). */
-static void bad_value(struct options_state *st, const char *option, const char *value,
-		      const char *expected)
-{
-	st->outcome = PARSED_BAD_VALUE;
-	st->bad_option = option;
-	st->bad_value = value;
-	st->bad_expected = expected;
-}
-
-static int tell_bad_value(const char *option, const char *value, const char *expected)
-{
-	msg("invalid value for %s: ", option);
-	/* a value from the command line may hold anything */
-	msg_name_str(value);
-	msg_more(" (expected %s)\n", expected);
-	msg_try_help();
-	return STATUS_USAGE;
-}
-
-/* A non-negative decimal integer, nothing else. */
-static bool parse_count(const char *s, long *out)
-{
-	if (*s < '0' || *s > '9')
-		return false;
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || *end || v > INT_MAX)
-		return false;
-	*out = v;
-	return true;
-}
-
-/* A whole number from min to max (INT_MAX at most). */
-static bool parse_count_in(const char *s, long min, long max, long *out)
-{
-	return parse_count(s, out) && *out >= min && *out <= max;
-}
-
-/* A plain decimal number, "12", "12.5" or ".5": no sign, exponent, hex,
- * inf or nan, which strtod would take. */
-static bool parse_decimal(const char *s, double *out)
-{
-	size_t digits = strspn(s, "0123456789");
-	const char *rest = s + digits;
-	if (*rest == '.') {
-		size_t fraction = strspn(rest + 1, "0123456789");
-		digits += fraction;
-		rest += 1 + fraction;
+	for (size_t i = 0; i < option_count; i++) {
+		const struct opt_spec *o = &option_table[i];
+		longs[i] = (struct option){
+			o->long_name,
+			o->arg == ARG_NONE ? no_argument
+			: o->arg == ARG_REQUIRED ? required_argument : optional_argument,
+			NULL, o->key,
+		};
+		if (o->key >= UCHAR_MAX)
+			continue;
+		shorts[n++] = (char)o->key;
+		if (o->arg != ARG_NONE)
+			shorts[n++] = ':';
+		if (o->arg == ARG_OPTIONAL)
+			shorts[n++] = ':';
 	}
-	if (digits == 0 || *rest)
-		return false;
-	*out = strtod(s, NULL);
-	return true;
+	longs[option_count] = (struct option){ NULL, 0, NULL, 0 };
+	shorts[n] = '\0';
 }
 
-struct name_value {
-	const char *name;
-	int value;
-};
-
-static bool parse_name(const char *s, const struct name_value *names, int *out)
-{
-	/* any case: --format=JSON is no less clear */
-	for (; names->name; names++)
-		if (strcasecmp(s, names->name) == 0) {
-			*out = names->value;
-			return true;
-		}
-	return false;
-}
-
-static const struct name_value extent_modes[] = {
-	{ "cached", EXTENTS_CACHED },
-	{ "missing", EXTENTS_MISSING },
-	{ NULL, 0 },
-};
-
-static const struct name_value methods[] = {
-	{ "auto", PROBE_AUTO },
-	{ "cachestat", PROBE_CACHESTAT },
-	{ "mincore", PROBE_MINCORE },
-	{ NULL, 0 },
-};
-
-static const struct name_value formats[] = {
-	{ "table", FORMAT_TABLE },
-	{ "csv", FORMAT_CSV },
-	{ "json", FORMAT_JSON },
-	{ "ndjson", FORMAT_NDJSON },
-	{ "prometheus", FORMAT_PROMETHEUS },
-	{ NULL, 0 },
-};
-
-static void add_exclude(struct options *opts, const char *glob)
-{
-	opts->excludes = grow(opts->excludes, opts->nexcludes, sizeof *opts->excludes);
-	opts->excludes[opts->nexcludes++] = glob;
-}
-
-/* The options, a function for each group of --help.  Each takes the keys
- * of its group (and tells whether key was one); a bad value is kept in
- * st for options_finish to tell. */
-
-/* "one of path, type, ..." for a bad --sort. */
-static const char *sort_keys_expected(void)
-{
-	static char text[COL_COUNT * 24 + 16];
-
-	if (!*text)
-		snprintf(text, sizeof text, "one of %s", columns_names(true));
-	return text;
-}
-
-/* Rows: -a, -d, -c, -s, --reverse, --top. */
-static bool rows_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	long count = 0;
-	int col;
-
-	switch (key) {
-	case 'a':
-		opts->all = true;
-		break;
-	case 'd':
-		if (!parse_count(arg, &opts->max_depth))
-			bad_value(st, "--max-depth", arg, "a whole number from 0 to 2147483647");
-		break;
-	case 'c':
-		opts->total = true;
-		break;
-	case 's':
-		col = column_lookup(arg, strlen(arg));
-		if (col < 0 || col == COL_SEGMENTS || col == COL_EXTENTS || col == COL_DELTA)
-			bad_value(st, "--sort", arg, sort_keys_expected());
-		opts->sort_key = col;
-		break;
-	case OPT_REVERSE:
-		opts->reverse = true;
-		break;
-	case OPT_TOP:
-		if (!parse_count_in(arg, 1, INT_MAX, &count))
-			bad_value(st, "--top", arg, "a whole number from 1 to 2147483647");
-		opts->top = (uint64_t)count;
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* Walk: -P, -H, -L, -x, -l, --exclude, --exclude-from, --files0-from,
- * --pid, --method, -j. */
-static bool walk_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	long count = 0;
-	int value = 0;
-
-	switch (key) {
-	case 'P':
-		opts->follow = FOLLOW_NONE;
-		break;
-	case 'H':
-		opts->follow = FOLLOW_ARGS;
-		break;
-	case 'L':
-		opts->follow = FOLLOW_ALL;
-		break;
-	case 'x':
-		opts->one_file_system = true;
-		break;
-	case 'l':
-		opts->count_links = true;
-		break;
-	case OPT_EXCLUDE:
-		if (!*arg)
-			bad_value(st, "--exclude", arg, "a glob such as '*.log'");
-		add_exclude(opts, arg);
-		break;
-	case OPT_EXCLUDE_FROM:
-		st->exclude_files = grow(st->exclude_files, st->nexclude_files,
-					 sizeof *st->exclude_files);
-		st->exclude_files[st->nexclude_files++] = arg;
-		break;
-	case OPT_FILES0_FROM:
-		st->files0_from = arg;
-		break;
-	case OPT_PID:
-		if (!parse_count_in(arg, 1, INT_MAX, &count))
-			bad_value(st, "--pid", arg,
-				  "a process ID, a whole number from 1 to 2147483647");
-		opts->pids = grow(opts->pids, opts->npids, sizeof *opts->pids);
-		opts->pids[opts->npids++] = (pid_t)count;
-		break;
-	case OPT_METHOD:
-		if (!parse_name(arg, methods, &value))
-			bad_value(st, "--method", arg, "auto, cachestat or mincore");
-		opts->method = (enum probe_method)value;
-		break;
-	case 'j':
-		if (strcasecmp(arg, "auto") == 0)
-			opts->jobs = 0;
-		else if (parse_count_in(arg, 1, JOBS_MAX, &count))
-			opts->jobs = (unsigned)count;
-		else
-			bad_value(st, "--jobs", arg, "auto, or a whole number from 1 to 256");
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* Range: --offset, --length, -S, -e. */
-static bool range_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	long count = 0;
-	int value = 0;
-
-	switch (key) {
-	case OPT_OFFSET:
-		if (!fmt_parse_size(arg, &opts->range.offset))
-			bad_value(st, "--offset", arg, SIZE_EXPECTED);
-		st->offset = arg;
-		break;
-	case OPT_LENGTH:
-		if (!fmt_parse_size(arg, &opts->range.length))
-			bad_value(st, "--length", arg, SIZE_EXPECTED);
-		st->length = arg;
-		break;
-	case 'S':
-		if (!parse_count_in(arg, 1, SEGMENTS_MAX, &count))
-			bad_value(st, "--segments", arg, "a whole number from 1 to 4096");
-		opts->segments = (unsigned)count;
-		break;
-	case 'e':
-		value = EXTENTS_CACHED;
-		if (arg && !parse_name(arg, extent_modes, &value))
-			bad_value(st, "--extents", arg, "cached or missing");
-		opts->extents = (enum extent_mode)value;
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* Output: --format, -J, --csv, -o, --output-all, -b, -p, -n,
- * --output-file, -q, --progress, --no-progress, --expect-cached. */
-static bool output_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	int value = 0;
-
-	switch (key) {
-	case OPT_FORMAT:
-		if (!parse_name(arg, formats, &value))
-			bad_value(st, "--format", arg, "table, csv, json, ndjson or prometheus");
-		opts->format = (enum output_format)value;
-		break;
-	case 'J':
-		opts->format = FORMAT_JSON;
-		break;
-	case OPT_CSV:
-		opts->format = FORMAT_CSV;
-		break;
-	case 'o':
-		st->output_list = arg;
-		st->output_all = false;
-		break;
-	case OPT_OUTPUT_ALL:
-		st->output_all = true;
-		break;
-	case 'b':
-		opts->unit = UNIT_BYTES;
-		break;
-	case 'p':
-		opts->counters_in_pages = true;
-		break;
-	case 'n':
-		opts->headings = false;
-		break;
-	case OPT_OUTPUT_FILE:
-		/* checked by options_finish: that looks at the file system */
-		st->output_files = grow(st->output_files, st->noutput_files,
-					sizeof *st->output_files);
-		st->output_files[st->noutput_files++] = arg;
-		opts->output_file = arg;
-		break;
-	case 'q':
-		opts->quiet = true;
-		break;
-	case OPT_PROGRESS:
-		opts->progress = PROGRESS_ALWAYS;
-		break;
-	case OPT_NO_PROGRESS:
-		opts->progress = PROGRESS_NEVER;
-		break;
-	case OPT_EXPECT_CACHED:
-		if (!parse_decimal(arg, &opts->expect_cached) || opts->expect_cached > 100)
-			bad_value(st, "--expect-cached", arg,
-				  "a percentage from 0 to 100, such as 90 or 99.5");
-		opts->expect_cached_arg = arg;
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* Watch: -i, --count. */
-static bool watch_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	long count = 0;
-
-	switch (key) {
-	case 'i':
-		if (!parse_decimal(arg, &opts->interval) || opts->interval < 0.001 ||
-		    opts->interval > INT_MAX)
-			bad_value(st, "--interval", arg,
-				  "a number of seconds from 0.001 to 2147483647, such as 2 or 0.5");
-		break;
-	case OPT_COUNT:
-		if (!parse_count_in(arg, 1, INT_MAX, &count))
-			bad_value(st, "--count", arg, "a whole number from 1 to 2147483647");
-		opts->count = (uint64_t)count;
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-/* "50M" or "50M/s": a size above 0, per second. */
-static bool parse_rate(const char *s, uint64_t *out)
-{
-	size_t len = strlen(s);
-	char value[64];
-
-	/* "/s" in any case, as the size's letters */
-	if (len >= 2 && strcasecmp(s + len - 2, "/s") == 0)
-		len -= 2;
-	if (len == 0 || len >= sizeof value)
-		return false;
-	memcpy(value, s, len);
-	value[len] = '\0';
-	return fmt_parse_size(value, out) && *out > 0;
-}
-
-/* Actions: --evict, --warm, --warm-from, --rate.  Which actions may go
- * together is check_combinations' to say. */
-static bool action_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	switch (key) {
-	case OPT_EVICT:
-		st->evict = true;
-		break;
-	case OPT_WARM:
-		st->warm = true;
-		break;
-	case OPT_WARM_FROM:
-		opts->warm_from = arg;
-		break;
-	case OPT_SYSTEM:
-		opts->system = true;
-		break;
-	case OPT_RATE:
-		if (!parse_rate(arg, &opts->rate))
-			bad_value(st, "--rate", arg,
-				  "bytes a second above 0, such as 50M, 1G or 200MB/s");
-		st->rate = arg;
-		break;
-	default:
-		return false;
-	}
-	return true;
-}
-
-static void take_option(int key, const char *arg, struct options *opts, struct options_state *st)
-{
-	static bool (*const groups[])(int, const char *, struct options *,
-				      struct options_state *) = {
-		rows_option, walk_option, range_option, output_option, watch_option,
-		action_option,
-	};
-
-	for (size_t i = 0; i < sizeof groups / sizeof groups[0]; i++)
-		if (groups[i](key, arg, opts, st))
-			return;
-	if (key == 'h') {
-		st->outcome = PARSED_HELP;
-	} else if (key == 'V') {
-		st->outcome = PARSED_VERSION;
-	} else {
-		msg_try_help(); /* after getopt's own message */
-		st->outcome = PARSED_TOLD;
-	}
-}
-
-void options_parse(int argc, char **argv, struct options *opts)
+int options_parse(int argc, char **argv, struct options *opts)
 {
 	static char *dot[] = { ".", NULL };
 	struct options_state *st = xcalloc(1, sizeof *st);
+	struct option longs[sizeof option_table / sizeof option_table[0] + 1];
+	char shorts[3 * sizeof option_table / sizeof option_table[0] + 1];
 	int key;
 
 	*opts = (struct options){
@@ -679,17 +776,41 @@ void options_parse(int argc, char **argv, struct options *opts)
 		.jobs = 0, /* auto */
 		.expect_cached = -1,
 		.state = st,
+		.operands = dot,
 	};
 	st->offset = "0";
 	st->length = "0";
+	getopt_tables(longs, shorts);
 	/* getopt's own messages start with argv[0]; ours with "pagestat". */
 	argv[0] = (char *)"pagestat";
-	/* the first problem, --help or --version ends the parse */
-	while (st->outcome == PARSED_RUN &&
-	       (key = getopt_long(argc, argv, short_options, long_options, NULL)) != -1)
-		take_option(key, optarg, opts, st);
+	/* each option in turn: the first problem, --help or --version ends
+	 * the parse, told at once */
+	while ((key = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		const struct opt_spec *o = opt_by_key(key);
+		if (!o) {
+			msg_try_help(); /* after getopt's own message */
+			return STATUS_USAGE;
+		}
+		st->given[o - option_table] = true;
+		if (key == 'h') {
+			usage(stdout);
+			return STATUS_OK;
+		}
+		if (key == 'V') {
+			version();
+			return STATUS_OK;
+		}
+		const char *expected = take_value(o, optarg, opts, st);
+		if (expected) {
+			char name[64];
+			snprintf(name, sizeof name, "--%s", o->long_name);
+			return tell_bad_value(name, optarg, expected);
+		}
+	}
 	st->noperands = argc - optind;
-	opts->operands = optind < argc ? argv + optind : dot;
+	if (optind < argc)
+		opts->operands = argv + optind;
+	return OPTIONS_RUN;
 }
 
 /* --system: the file systems' type (before PATH in the table), and in
@@ -720,6 +841,28 @@ static bool any_family(const struct options *opts)
 	for (size_t i = 0; i < opts->ncolumns; i++)
 		if (columns[opts->columns[i]].prom_help)
 			return true;
+	return false;
+}
+
+/* Has the run what a column needs (columns[].need)? */
+static bool need_met(enum column_need need, const struct options *opts)
+{
+	switch (need) {
+	case NEED_NOTHING:
+		return true;
+	case NEED_SEGMENTS:
+		return opts->segments > 0;
+	case NEED_EXTENTS:
+		return opts->extents != EXTENTS_NONE;
+	case NEED_INTERVAL:
+		return opts->interval > 0;
+	case NEED_EVICT:
+		return opts->action == ACTION_EVICT;
+	case NEED_WARM:
+		return opts->action == ACTION_WARM || opts->action == ACTION_LISTED;
+	case NEED_SYSTEM:
+		return opts->system;
+	}
 	return false;
 }
 
@@ -757,20 +900,9 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 				   "Prometheus family (size, cached, dirty, writeback, evicted, "
 				   "recently_evicted, files, dropped and read do)");
 	for (size_t i = 0; i < opts->ncolumns; i++) {
-		enum column_id id = opts->columns[i];
-		if ((id == COL_SEGMENTS && !opts->segments) ||
-		    (id == COL_EXTENTS && opts->extents == EXTENTS_NONE) ||
-		    (id == COL_DELTA && !opts->interval) ||
-		    (id == COL_DROPPED && opts->action != ACTION_EVICT) ||
-		    (id == COL_READ && opts->action != ACTION_WARM &&
-		     opts->action != ACTION_LISTED) ||
-		    ((id == COL_FSTYPE || id == COL_NOTE) && !opts->system)) {
-			msg("column '%s' in --output needs %s\n", columns[id].name,
-			    id == COL_SEGMENTS  ? "--segments=N"
-			    : id == COL_DELTA   ? "-i/--interval"
-			    : id == COL_DROPPED ? "--evict"
-			    : id == COL_READ    ? "--warm or --warm-from"
-			    : id == COL_FSTYPE || id == COL_NOTE ? "--system" : "--extents");
+		const struct column *col = &columns[opts->columns[i]];
+		if (!need_met(col->need, opts)) {
+			msg("column '%s' in --output needs %s\n", col->name, col->need_text);
 			msg_try_help();
 			return STATUS_USAGE;
 		}
@@ -785,30 +917,46 @@ static int usage_error(const char *message)
 	return STATUS_USAGE;
 }
 
-/* One action at most, and what it may not go with. */
+/* The rules of option_rules, in their order: false after telling the
+ * first that fails. */
+static bool rules_hold(const struct options_state *st)
+{
+	for (size_t i = 0; i < rule_count; i++) {
+		const struct opt_rule *r = &option_rules[i];
+		size_t others = 0;
+		for (size_t k = 0; k < sizeof r->others / sizeof r->others[0] && r->others[k]; k++)
+			others += given(st, r->others[k]);
+		bool key = given(st, r->key);
+		bool broken = r->kind == RULE_EXCLUDES ? key && others > 0
+			      : r->kind == RULE_NEEDS ? key && others == 0
+						     : key + others > 1;
+		if (broken) {
+			usage_error(r->message);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The action, and what it may not go with beyond option_rules: the
+ * operands, and values. */
 static int check_action(struct options *opts, const struct options_state *st)
 {
-	if (st->evict + st->warm + (opts->warm_from != NULL) > 1)
-		return usage_error("--evict, --warm and --warm-from exclude each other: "
-				   "give one of them");
-	opts->action = st->evict ? ACTION_EVICT
-		       : st->warm ? ACTION_WARM
+	bool evict = given(st, OPT_EVICT), warm = given(st, OPT_WARM);
+
+	opts->action = evict ? ACTION_EVICT
+		       : warm ? ACTION_WARM
 		       : opts->warm_from ? ACTION_LISTED : ACTION_NONE;
-	if (st->rate && opts->action != ACTION_WARM && opts->action != ACTION_LISTED)
-		return usage_error("--rate needs --warm or --warm-from");
-	if (opts->action != ACTION_NONE && opts->interval)
-		return usage_error("-i/--interval cannot be combined with --evict, --warm or "
-				   "--warm-from: an action is done once");
 	/* what an action changes must be named: "." by default would evict
 	 * a whole tree, from / a whole file system (vmtouch needs a name too) */
-	if ((st->evict || st->warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&
+	if ((evict || warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&
 	    !opts->system)
-		return usage_error(st->evict ? "--evict needs a FILE (or --files0-from or --pid): "
-					       "it does not act on the current directory unnamed; "
-					       "give . to mean it"
-					     : "--warm needs a FILE (or --files0-from or --pid): "
-					       "it does not act on the current directory unnamed; "
-					       "give . to mean it");
+		return usage_error(evict ? "--evict needs a FILE (or --files0-from or --pid): "
+					   "it does not act on the current directory unnamed; "
+					   "give . to mean it"
+					 : "--warm needs a FILE (or --files0-from or --pid): "
+					   "it does not act on the current directory unnamed; "
+					   "give . to mean it");
 	if (opts->warm_from && (st->files0_from || st->noperands > 0 || opts->npids))
 		return usage_error("--warm-from takes its files from the snapshot: no FILE "
 				   "operands, --files0-from or --pid");
@@ -845,6 +993,8 @@ static int check_combinations(struct options *opts, const struct options_state *
 				   "replaces the file a textfile collector reads, where on standard "
 				   "output the samples would follow each other, which no scraper "
 				   "reads as one");
+	if (!rules_hold(st))
+		return STATUS_USAGE;
 	int status = check_action(opts, st);
 	if (status != OPTIONS_RUN)
 		return status;
@@ -999,27 +1149,7 @@ static int read_names(struct options *opts, const char *file)
 int options_finish(struct options *opts)
 {
 	struct options_state *st = opts->state;
-	const char *expected;
 
-	if (st->outcome == PARSED_TOLD)
-		return STATUS_USAGE;
-	/* the parse ends at a bad value, --help or --version: an --output-file
-	 * seen came before it, and is judged first, in command-line order */
-	for (size_t i = 0; i < st->noutput_files; i++)
-		if (!outfile_check(st->output_files[i], &expected))
-			return tell_bad_value("--output-file", st->output_files[i], expected);
-	switch (st->outcome) {
-	case PARSED_BAD_VALUE:
-		return tell_bad_value(st->bad_option, st->bad_value, st->bad_expected);
-	case PARSED_HELP:
-		usage(stdout);
-		return STATUS_OK;
-	case PARSED_VERSION:
-		version();
-		return STATUS_OK;
-	default:
-		break;
-	}
 	int status = check_combinations(opts, st);
 	if (status == OPTIONS_RUN)
 		status = resolve_columns(opts, st->output_list, st->output_all);
@@ -1035,12 +1165,14 @@ void options_free(struct options *opts)
 {
 	struct options_state *st = opts->state;
 
+	if (!st)
+		return;
+
 	for (size_t i = 0; i < st->ntexts; i++)
 		free(st->texts[i]);
 	free(st->texts);
 	free(st->names);
 	free(st->exclude_files);
-	free(st->output_files);
 	free(st);
 	free(opts->excludes);
 	free(opts->pids);

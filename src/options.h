@@ -55,20 +55,22 @@ struct options {
 	struct options_state *state;
 };
 
-/* options_finish() returns this when the run should go on; otherwise the
- * exit status (0 after --help or --version, 2 for a usage error). */
+/* options_parse() and options_finish() return this when the run should
+ * go on; otherwise the exit status (0 after --help or --version, 2 for a
+ * usage error, told). */
 #define OPTIONS_RUN (-1)
 
-/* The command line into opts, each value checked.  Opens no file, so it
- * runs before caps_drop, which must know whether --pid was asked; prints
- * only getopt's own messages.  Then options_finish, whatever happened. */
-void options_parse(int argc, char **argv, struct options *opts);
+/* The command line into opts, each value checked as it is met, in order:
+ * the first bad one, --help or --version ends the parse, told at once.
+ * It runs once the capabilities are down to what any run may need
+ * (caps_start), before caps_drop, which must know whether --pid was
+ * asked; what it checks of --output-file is checked with the user's
+ * rights.  Then options_finish, unless it returned a status. */
+int options_parse(int argc, char **argv, struct options *opts);
 
-/* What needs the capabilities dropped, and the locale for the names it
- * shows: tells a bad value options_parse met, checks --output-file, does
- * --help or --version, checks the options together, reads --exclude-from
- * and --files0-from (with the user's own rights).  OPTIONS_RUN, or the
- * exit status. */
+/* The options together (the rules between them, the columns), then the
+ * lists of --exclude-from and --files0-from (with the user's own
+ * rights).  OPTIONS_RUN, or the exit status. */
 int options_finish(struct options *opts);
 
 /* Frees what opts owns: its lists, and what was read into them. */

@@ -460,28 +460,30 @@ make_small_dir() {
 	assert_equal "$stderr" ""
 }
 
-@test "-h lists every option of the long-option table, with its short form and argument" {
+@test "-h lists every option of the option table, with its short form and argument" {
 	local src=$BATS_TEST_DIRNAME/../src/options.c
 	[[ -r $src ]] || skip "source not found: $src"
 	run -0 pagestat --help
 	local help=$output name arg short entry listed count=0
-	# lines like: { "max-depth", required_argument, NULL, 'd' },
-	while read -r name arg short; do
+	# entries like: { 'd', "max-depth", ARG_REQUIRED, "N", GROUP_ROWS,
+	while read -r short name arg; do
 		count=$((count + 1))
 		entry="--$name"
-		[[ $arg == required_argument ]] && entry+="="
+		[[ $arg == ARG_REQUIRED ]] && entry+="="
+		[[ $arg == ARG_OPTIONAL ]] && entry+="[="
 		if [[ $short == \'?\' ]]; then
 			entry="-${short:1:1}, $entry"
 		else
 			entry="    $entry"
 		fi
 		[[ $help == *"  $entry"* ]] || fail "--help lacks '$entry'"
-	done < <(sed -n '/long_options\[\] = {/,/^};/p' "$src" |
-		sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)", \([a-z_]*\), NULL, \([^ ]*\) },.*/\1 \2 \3/p')
+	done < <(sed -n '/option_table\[\] = {/,/^};/p' "$src" |
+		sed -n 's/^[[:space:]]*{ \([^ ]*\), "\([a-z0-9-]*\)", \(ARG_[A-Z]*\),.*/\1 \2 \3/p')
 	((count >= 20)) || fail "only $count options read from $src: did its layout change?"
 	# and the other way: every --option in --help is in the table
 	for listed in $(grep -oE '^ +(-[a-zA-Z], )?--[a-z0-9-]+' <<<"$help" | grep -oE -- '--[a-z0-9-]+'); do
-		grep -q "{ \"${listed#--}\"," "$src" || fail "--help lists $listed, unknown to the table"
+		grep -qE "^[[:space:]]*\{ [^ ]*, \"${listed#--}\"," "$src" ||
+			fail "--help lists $listed, unknown to the table"
 	done
 }
 
