@@ -202,10 +202,7 @@ static size_t intersect(struct actor *a, const struct extent *listed, size_t nli
 		uint64_t start = listed[i].offset > miss[j].offset ? listed[i].offset : miss[j].offset;
 		uint64_t end = a_end < b_end ? a_end : b_end;
 		if (start < end) {
-			if (n == a->wanted_cap) {
-				a->wanted_cap = a->wanted_cap ? 2 * a->wanted_cap : 16;
-				a->wanted = xrealloc(a->wanted, a->wanted_cap * sizeof *a->wanted);
-			}
+			XGROW(a->wanted, a->wanted_cap, n + 1);
 			a->wanted[n++] = (struct extent){ start, end - start };
 		}
 		if (a_end < b_end)

@@ -59,10 +59,7 @@ void agg_fail(struct agg *agg, long level)
 void agg_enter(struct agg *agg, long level)
 {
 	size_t slot = (size_t)level + 1;
-	if (slot >= agg->cap) {
-		agg->cap *= 2;
-		agg->sums = xrealloc(agg->sums, agg->cap * sizeof *agg->sums);
-	}
+	XGROW(agg->sums, agg->cap, slot + 1);
 	sum_clear(&agg->sums[slot], agg->known);
 	agg->depth = slot + 1;
 }

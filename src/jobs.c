@@ -404,11 +404,7 @@ static void copy_text(struct slot *s, const struct walk_event *ev)
 	const char *name = ev->kind == EV_FILE ? ev->ref.name : NULL;
 	size_t acc_len = name ? strlen(name) : 0;
 	size_t need = ev->path_len + 1 + acc_len + 1;
-	if (need > s->text_cap) {
-		s->text_cap = need < 256 ? 256 : need * 2;
-		free(s->text);
-		s->text = xrealloc(NULL, s->text_cap);
-	}
+	XGROW(s->text, s->text_cap, need);
 	memcpy(s->text, ev->path, ev->path_len);
 	s->text[ev->path_len] = '\0';
 	s->ev.path = s->text;

@@ -57,7 +57,7 @@ static void *grow(void *array, size_t n, size_t size)
 {
 	if (n & (n - 1))
 		return array;
-	return xrealloc(array, (n ? 2 * n : 1) * size);
+	return xreallocarray(array, n ? 2 * n : 1, size);
 }
 
 /* ---- the values ------------------------------------------------------ */

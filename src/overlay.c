@@ -82,12 +82,6 @@ static struct {
  * that probe files; each has its own answer, in its caller's buffer. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
 /* mountinfo writes space, tab, newline, backslash and (in options) comma
  * as \ooo. */
 static void decode_octal(char *s)

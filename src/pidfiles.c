@@ -97,21 +97,12 @@ static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, i
 	report_error(&w->out, f->path, len, ROW_UNKNOWN, err);
 }
 
-static char *copy(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
 /* route and alt are taken over: stored, freed with the list (so not const) */
 static void add_file(struct pid_walk *w, dev_t dev, ino_t ino, const char *path,
 		     char *route, char *alt) /* NOLINT(readability-non-const-parameter) */
 {
-	if (w->nfiles == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 64;
-		w->files = xrealloc(w->files, w->cap * sizeof *w->files);
-	}
-	w->files[w->nfiles++] = (struct pid_file){ dev, ino, copy(path), route, alt };
+	XGROW(w->files, w->cap, w->nfiles + 1);
+	w->files[w->nfiles++] = (struct pid_file){ dev, ino, xstrdup(path), route, alt };
 }
 
 static char *proc_path(pid_t pid, const char *what, const char *rest)
@@ -378,8 +369,8 @@ void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 /* Every process in /proc, in the order listed; *n of them. */
 static pid_t *all_pids(size_t *n)
 {
-	size_t cap = 256;
-	pid_t *pids = xrealloc(NULL, cap * sizeof *pids);
+	size_t cap = 0;
+	pid_t *pids = NULL;
 	DIR *dir = opendir("/proc");
 
 	*n = 0;
@@ -392,10 +383,7 @@ static pid_t *all_pids(size_t *n)
 		long pid = strtol(d->d_name, &end, 10);
 		if (*end || pid <= 0 || d->d_name[0] < '1' || d->d_name[0] > '9')
 			continue;
-		if (*n == cap) {
-			cap *= 2;
-			pids = xrealloc(pids, cap * sizeof *pids);
-		}
+		XGROW(pids, cap, *n + 1);
 		pids[(*n)++] = (pid_t)pid;
 	}
 	closedir(dir);

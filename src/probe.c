@@ -199,12 +199,8 @@ static void add_run(struct probe_detail *detail, uint64_t first, uint64_t end)
 			return;
 		}
 	}
-	if (detail->nextents + 1 >= detail->extents_cap) {
-		/* one spare: finish_extents may need it */
-		detail->extents_cap = detail->extents_cap ? detail->extents_cap * 2 : 64;
-		detail->extent = xrealloc(detail->extent,
-					  detail->extents_cap * sizeof *detail->extent);
-	}
+	/* one spare: finish_extents may need it */
+	XGROW(detail->extent, detail->extents_cap, detail->nextents + 2);
 	detail->extent[detail->nextents++] = (struct extent){ first, end - first };
 }
 
@@ -300,10 +296,7 @@ static void finish_extents(const struct measure *m, enum extent_mode mode,
 			from = run.offset + run.length;
 		}
 		if (from < m->end_page) {
-			if (k >= detail->extents_cap) {
-				detail->extents_cap = k + 1;
-				v = detail->extent = xrealloc(v, detail->extents_cap * sizeof *v);
-			}
+			v = XGROW(detail->extent, detail->extents_cap, k + 1);
 			v[k++] = (struct extent){ from, m->end_page - from };
 		}
 		n = detail->nextents = k;

@@ -151,10 +151,7 @@ static void sift_down(struct rank *r, size_t i)
 
 static void append(struct kept ***v, size_t *n, size_t *cap, struct kept *k)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		*v = xrealloc(*v, *cap * sizeof **v);
-	}
+	XGROW(*v, *cap, *n + 1);
 	(*v)[(*n)++] = k;
 }
 

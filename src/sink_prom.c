@@ -154,10 +154,7 @@ static bool spool_next(struct sink *sink, struct row *row)
 
 	if (!spool_read(sink, row, sizeof *row))
 		return false;
-	if (row->path_len + 1 > p->path_cap) {
-		p->path_cap = row->path_len + 1;
-		p->path = xrealloc(p->path, p->path_cap);
-	}
+	XGROW(p->path, p->path_cap, row->path_len + 1);
 	if (!spool_read(sink, p->path, row->path_len)) {
 		spool_failed(sink, p->spool && ferror(p->spool) ? errno : 0);
 		return false;

@@ -206,10 +206,7 @@ static int read_line(struct cursor *c)
 		size_t n = nl ? (size_t)(nl - p) + 1 : snap->end - snap->pos;
 		if (!check_bytes(c, p, n))
 			return -1;
-		if (!c->line || c->len + n + 1 > c->cap) {
-			c->cap = 2 * c->cap > c->len + n + 1 ? 2 * c->cap : c->len + n + 1;
-			c->line = xrealloc(c->line, c->cap);
-		}
+		XGROW(c->line, c->cap, c->len + n + 1);
 		memcpy(c->line + c->len, p, n);
 		c->len += n;
 		snap->pos += n;
@@ -288,10 +285,7 @@ static bool decode_base64(struct snapshot *snap, const char *in, size_t n, size_
 {
 	if (n % 4)
 		return false;
-	if (snap->path_cap < n / 4 * 3 + 1) {
-		snap->path_cap = n / 4 * 3 + 1;
-		snap->path = xrealloc(snap->path, snap->path_cap);
-	}
+	XGROW(snap->path, snap->path_cap, n / 4 * 3 + 1);
 	size_t out = 0;
 	for (size_t i = 0; i < n; i += 4) {
 		int v[4];
@@ -360,10 +354,7 @@ static const char *row_extents(struct snapshot *snap, const json_t *list, struct
 			return why;
 		}
 		end = offset + length;
-		if (f->nextents == snap->ext_cap) {
-			snap->ext_cap = snap->ext_cap ? 2 * snap->ext_cap : 16;
-			snap->ext = xrealloc(snap->ext, snap->ext_cap * sizeof *snap->ext);
-		}
+		XGROW(snap->ext, snap->ext_cap, f->nextents + 1);
 		snap->ext[f->nextents++] = (struct extent){ offset, length };
 		/* no overflow: the extents are apart, below UINT64_MAX */
 		f->bytes += length;

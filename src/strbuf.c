@@ -9,11 +9,10 @@
 
 void sb_grow(struct strbuf *sb, size_t need)
 {
-	size_t cap = sb->cap ? sb->cap : 256;
-	while (cap - sb->len < need)
-		cap *= 2;
-	sb->data = xrealloc(sb->data, cap);
-	sb->cap = cap;
+	size_t total;
+	if (__builtin_add_overflow(sb->len, need, &total))
+		total = SIZE_MAX; /* no such room: xgrow says so */
+	XGROW(sb->data, sb->cap, total);
 }
 
 void sb_free(struct strbuf *sb)

@@ -76,10 +76,7 @@ static bool same_directory(int fd, const struct stat *st)
 
 static void path_reserve(struct tree *t, size_t need)
 {
-	if (need <= t->path_cap)
-		return;
-	t->path_cap = need < 256 ? 256 : need * 2;
-	t->path = xrealloc(t->path, t->path_cap);
+	XGROW(t->path, t->path_cap, need);
 }
 
 struct tree *tree_open(const char *operand, int flags)
@@ -97,10 +94,7 @@ struct tree *tree_open(const char *operand, int flags)
 static struct level *push(struct tree *t, const struct stat *st, size_t pathlen,
 			  size_t name_off)
 {
-	if (t->depth == t->levels_cap) {
-		t->levels_cap = t->levels_cap ? t->levels_cap * 2 : 16;
-		t->levels = xrealloc(t->levels, t->levels_cap * sizeof *t->levels);
-	}
+	XGROW(t->levels, t->levels_cap, t->depth + 1);
 	struct level *lv = &t->levels[t->depth++];
 	*lv = (struct level){
 		.state = LEVEL_PENDING,

@@ -457,6 +457,16 @@ race_flip() {
 	FLIPPERS="${FLIPPERS-} $!"
 }
 
+# attack/x and attack/y, files of nobody's (2 pages cached), and the links
+# that will take their places: attack/to-fifo, attack/to-device.
+race_files() {
+	make_cached attack/x 2
+	make_cached attack/y 2
+	ln -s "$PWD/rootonly/fifo" attack/to-fifo
+	ln -s "$DEVICE" attack/to-device
+	chown -h "$NOBODY" attack/x attack/y attack/to-fifo attack/to-device
+}
+
 # Runs the setcap copy as nobody RACE_RUNS times with ARGS, the names
 # swapped all the while; MEASURED: the runs that measured a file.
 race_runs() {
@@ -501,13 +511,9 @@ race_end() {
 
 @test "race, operands and --files0-from: a name flipped between a file and a link to root's FIFO or a device for the whole run: neither is ever opened" {
 	race_targets
-	make_cached attack/x 2
-	make_cached attack/y 2
-	chown "$NOBODY" attack/x attack/y
-	ln -s "$PWD/rootonly/fifo" attack/to-fifo
-	ln -s "$DEVICE" attack/to-device
+	race_files
 	printf 'attack/x\0attack/y\0' >attack/list
-	chown -h "$NOBODY" attack/to-fifo attack/to-device attack/list
+	chown "$NOBODY" attack/list
 	race_flip x to-fifo
 	race_flip y to-device
 	race_runs -J attack/x attack/y
@@ -525,10 +531,7 @@ race_end() {
 	local i
 	# a directory read first: the entries wait in the walk's buffer
 	for ((i = 0; i < 300; i++)); do : >"attack/f$i"; done
-	make_cached attack/x 2
-	make_cached attack/y 2
-	ln -s "$PWD/rootonly/fifo" attack/to-fifo
-	ln -s "$DEVICE" attack/to-device
+	race_files
 	chown -hR "$NOBODY" attack
 	race_flip x to-fifo
 	race_flip y to-device
@@ -540,12 +543,7 @@ race_end() {
 
 @test "race, --warm-from: a snapshot's file flipped with a link to root's FIFO or a device: neither is ever opened" {
 	race_targets
-	make_cached attack/x 2
-	make_cached attack/y 2
-	chown "$NOBODY" attack/x attack/y
-	ln -s "$PWD/rootonly/fifo" attack/to-fifo
-	ln -s "$DEVICE" attack/to-device
-	chown -h "$NOBODY" attack/to-fifo attack/to-device
+	race_files
 	"$PAGESTAT" -a -e --format=ndjson attack/x attack/y >attack/snap
 	chown "$NOBODY" attack/snap
 	race_flip x to-fifo
