@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "mountinfo.h"
 #include "xalloc.h"
 
 /*
@@ -57,6 +58,7 @@ struct ovl_mount {
 static struct ovl_mount *mounts;
 static size_t nmounts;
 static bool mounts_read, mounts_reread;
+static char unreadable[320]; /* why the mount table could not be read, or "" */
 
 /* Per layer, for a directory of the overlay: does it take part? */
 enum layer_state {
@@ -82,23 +84,6 @@ static struct {
  * that probe files; each has its own answer, in its caller's buffer. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* mountinfo writes space, tab, newline, backslash and (in options) comma
- * as \ooo. */
-static void decode_octal(char *s)
-{
-	char *d = s;
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
 /* overlayfs's own escape in lowerdir= and upperdir=: a backslash takes
  * the next character as it is ("\:" in a layer's name). */
 static void unescape(char *s)
@@ -116,8 +101,11 @@ static void add_layer(struct ovl_mount *m, const char *path, enum layer_kind kin
 {
 	if (*path != '/')
 		m->unusable = "its layers are named by relative paths in /proc/self/mountinfo";
-	m->layers = xrealloc(m->layers, (m->nlayers + 1) * sizeof *m->layers);
-	m->layers[m->nlayers++] = (struct layer){ xstrdup(path), kind, false };
+	size_t n = m->nlayers;
+	struct layer *layers = xrealloc(m->layers, (n + 1) * sizeof *layers);
+	layers[n] = (struct layer){ xstrdup(path), kind, false };
+	m->layers = layers;
+	m->nlayers = n + 1;
 }
 
 /* lowerdir=A:B::D: colons part the layers ("\:" does not), and after
@@ -161,14 +149,47 @@ static bool metacopy_default(void)
 	return c != 'N';
 }
 
+/* Does s start as an option does: a lowercase key, then '=', "+=", ','
+ * or the end? */
+static bool option_like(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	return n > 0 && s[0] >= 'a' && s[0] <= 'z' &&
+	       (s[n] == '\0' || s[n] == ',' || s[n] == '=' || (s[n] == '+' && s[n + 1] == '='));
+}
+
+/*
+ * The end of the option at s in the super options, which libmount gives
+ * decoded whole: a comma that mountinfo wrote as \054 is a comma there.
+ * A path given in mount(2)'s option string has overlayfs's backslash
+ * before its comma (overlayfs splits that string at unescaped commas), so
+ * an escaped comma does not end an option.  A path given through
+ * fsconfig(2) is shown as it was given: a comma in it is told from one
+ * that ends the path by what follows, which is not an option.
+ */
+static char *option_end(char *s)
+{
+	bool path = strncmp(s, "lowerdir", 8) == 0 || strncmp(s, "datadir+=", 9) == 0 ||
+		    strncmp(s, "upperdir=", 9) == 0 || strncmp(s, "workdir=", 8) == 0;
+
+	for (;; s++) {
+		if (*s == '\\' && s[1])
+			s++;
+		else if (*s == '\0' || (*s == ',' && (!path || option_like(s + 1))))
+			return s;
+	}
+}
+
 /* The super options of an overlay mount: its layers and what matters. */
 static void parse_options(struct ovl_mount *m, char *opts)
 {
-	char *upper = NULL, *save = NULL;
+	char *upper = NULL, *next;
 	int metacopy = -1;
 
-	for (char *opt = strtok_r(opts, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		decode_octal(opt);
+	for (char *opt = opts; *opt; opt = next) {
+		char *end = option_end(opt);
+		next = *end ? end + 1 : end;
+		*end = '\0';
 		if (strncmp(opt, "lowerdir=", 9) == 0) {
 			add_lowerdirs(m, opt + 9);
 		} else if (strncmp(opt, "lowerdir+=", 10) == 0) {
@@ -198,38 +219,23 @@ static void parse_options(struct ovl_mount *m, char *opts)
 		m->unusable = "/proc/self/mountinfo names none of its layers";
 }
 
-/* One line of mountinfo: "ID PARENT MAJ:MIN ROOT POINT OPTS [TAGS...] -
- * FSTYPE SOURCE SUPEROPTS"; overlay mounts are kept. */
-static void parse_line(char *line)
+/* A mount of the table: an overlay mount is kept. */
+static void add_mount(void *arg, const struct mountinfo *mi)
 {
-	char *save = NULL, *field[5], *end;
-
-	for (int i = 0; i < 5; i++)
-		if (!(field[i] = strtok_r(i ? NULL : line, " \n", &save)))
-			return;
-	char *tag;
-	while ((tag = strtok_r(NULL, " \n", &save)) && strcmp(tag, "-") != 0)
-		;
-	char *fstype = strtok_r(NULL, " \n", &save);
-	char *source = strtok_r(NULL, " \n", &save);
-	char *opts = strtok_r(NULL, " \n", &save);
-	if (!fstype || !source || !opts || strcmp(fstype, "overlay") != 0)
+	(void)arg;
+	if (strcmp(mi->fstype, "overlay") != 0)
 		return;
-	unsigned long major = strtoul(field[2], &end, 10), minor;
-	if (*end != ':')
-		return;
-	minor = strtoul(end + 1, &end, 10);
-
 	mounts = xrealloc(mounts, (nmounts + 1) * sizeof *mounts);
 	struct ovl_mount *m = &mounts[nmounts++];
-	memset(m, 0, sizeof *m);
-	m->id = strtoul(field[0], NULL, 10);
-	m->dev = makedev((unsigned)major, (unsigned)minor);
-	decode_octal(field[3]);
-	decode_octal(field[4]);
-	m->root = xstrdup(field[3]);
-	m->point = xstrdup(field[4]);
+	*m = (struct ovl_mount){
+		.id = mi->id,
+		.dev = mi->dev,
+		.root = xstrdup(mi->root),
+		.point = xstrdup(mi->point),
+	};
+	char *opts = xstrdup(mi->super);
 	parse_options(m, opts);
+	free(opts);
 }
 
 static void free_mounts(void)
@@ -253,13 +259,11 @@ static void read_mounts(void)
 	free_mounts();
 	mounts_read = true;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
+	const char *why;
 	if (!f)
 		return;
-	char *line = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, f) > 0)
-		parse_line(line);
-	free(line);
+	if (mountinfo_read(f, add_mount, NULL, &why) != 0 && !*unreadable)
+		snprintf(unreadable, sizeof unreadable, "the mount table cannot be read (%s)", why);
 	fclose(f);
 }
 
@@ -516,7 +520,7 @@ static int find_backing(int fd, const struct stat *st, char *path, struct stat *
 	}
 	const char *rest = m ? below(where, m->point) : NULL;
 	if (!m || !rest) {
-		*why = "its mount is not in /proc/self/mountinfo";
+		*why = *unreadable ? unreadable : "its mount is not in /proc/self/mountinfo";
 		return -1;
 	}
 	if (m->unusable) {
@@ -548,6 +552,7 @@ void overlay_free(void)
 {
 	free_mounts();
 	mounts_read = mounts_reread = false;
+	unreadable[0] = '\0';
 	free(chain.dir);
 	free(chain.ends);
 	free(chain.states);

@@ -15,6 +15,7 @@
 #include <sys/sysmacros.h>
 
 #include "aggregate.h"
+#include "mountinfo.h"
 #include "msg.h"
 #include "pidfiles.h"
 #include "probe.h"
@@ -42,7 +43,7 @@ struct mount {
 
 /* The mount table, kept until system_free: rows point to its types. */
 static struct mount *mounts;
-static size_t nmounts;
+static size_t nmounts, mounts_cap;
 static const char **points; /* every mount point, sorted: the walks' prune */
 static bool buffers_unread;  /* a block device could not be opened */
 
@@ -81,57 +82,30 @@ static enum mount_use use_of(const char *fstype)
 	return MOUNT_WALK;
 }
 
-/* mountinfo's octal escapes (\040 for a space) undone, in place. */
-static char *unescape(char *s)
-{
-	char *out = s;
-	for (const char *p = s; *p; p++) {
-		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
-		    p[3] >= '0' && p[3] <= '7') {
-			*out++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
-			p += 3;
-		} else {
-			*out++ = *p;
-		}
-	}
-	*out = '\0';
-	return s;
-}
-
 static char *copy(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	return memcpy(xrealloc(NULL, n), s, n);
 }
 
-/* "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw": false
- * for a line that is not so. */
-static bool parse_mount(char *line, struct mount *m)
+/* One mount of the table into mounts. */
+static void add_mount(void *arg, const struct mountinfo *mi)
 {
-	char *field[6], *save = NULL;
-	unsigned major, minor;
-	int n = 0;
-
-	for (char *t = strtok_r(line, " \n", &save); t && n < 5; t = strtok_r(NULL, " \n", &save))
-		field[n++] = t;
-	if (n < 5 || sscanf(field[0], "%lu", &m->id) != 1 ||        // NOLINT(cert-err34-c)
-	    sscanf(field[1], "%lu", &m->parent) != 1 ||             // NOLINT(cert-err34-c)
-	    sscanf(field[2], "%u:%u", &major, &minor) != 2)         // NOLINT(cert-err34-c)
-		return false;
-	char *t;
-	while ((t = strtok_r(NULL, " \n", &save)) && strcmp(t, "-") != 0)
-		; /* the optional fields */
-	char *fstype = strtok_r(NULL, " \n", &save);
-	char *source = strtok_r(NULL, " \n", &save);
-	if (!t || !fstype || !source)
-		return false;
-	m->dev = makedev(major, minor);
-	m->root = copy(unescape(field[3]));
-	m->point = copy(unescape(field[4]));
-	m->fstype = copy(unescape(fstype));
-	m->source = copy(unescape(source));
-	m->use = use_of(m->fstype);
-	return true;
+	(void)arg;
+	if (nmounts == mounts_cap) {
+		mounts_cap = mounts_cap ? 2 * mounts_cap : 64;
+		mounts = xrealloc(mounts, mounts_cap * sizeof *mounts);
+	}
+	mounts[nmounts++] = (struct mount){
+		.point = copy(mi->point),
+		.root = copy(mi->root),
+		.fstype = copy(mi->fstype),
+		.source = copy(mi->source),
+		.id = mi->id,
+		.parent = mi->parent,
+		.dev = mi->dev,
+		.use = use_of(mi->fstype),
+	};
 }
 
 static int compare_strings(const void *a, const void *b)
@@ -174,23 +148,18 @@ static void choose_walks(void)
 static bool read_mounts(void)
 {
 	FILE *in = user_fopen_read("/proc/self/mountinfo");
-	char *line = NULL;
-	size_t size = 0, cap = 0;
+	const char *why = NULL;
 
 	if (!in) {
-		msg("--system: cannot read /proc/self/mountinfo: %s\n", strerror(errno));
+		why = strerror(errno);
+	} else {
+		(void)mountinfo_read(in, add_mount, NULL, &why);
+		fclose(in);
+	}
+	if (why) {
+		msg("--system: cannot read /proc/self/mountinfo: %s\n", why);
 		return false;
 	}
-	while (getline(&line, &size, in) > 0) {
-		if (nmounts == cap) {
-			cap = cap ? 2 * cap : 64;
-			mounts = xrealloc(mounts, cap * sizeof *mounts);
-		}
-		if (parse_mount(line, &mounts[nmounts]))
-			nmounts++;
-	}
-	free(line);
-	fclose(in);
 	choose_walks();
 	return true;
 }
@@ -504,6 +473,6 @@ void system_free(void)
 	free(points);
 	mounts = NULL;
 	points = NULL;
-	nmounts = 0;
+	nmounts = mounts_cap = 0;
 	buffers_unread = false;
 }

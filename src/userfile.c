@@ -81,6 +81,11 @@ FILE *user_fopen_read(const char *path)
 	return f;
 }
 
+int user_call(int (*call)(void *arg), void *arg)
+{
+	AS_USER(int, -1, call(arg));
+}
+
 /* Six characters of a portable file name, hard to guess. */
 static void random_suffix(char out[7])
 {

@@ -33,6 +33,11 @@ int user_unlinkat(int dirfd, const char *path, int flags);
 /* A list to read (--files0-from, --exclude-from): "-" is standard input. */
 FILE *user_fopen_read(const char *path);
 
+/* call(arg) with the user's rights, for a library that opens files of
+ * its own accord (libmount, src/mountinfo.c): its return, or -1 with
+ * errno when the rights could not be changed. */
+int user_call(int (*call)(void *arg), void *arg);
+
 /* A new file, opened O_RDWR, created O_EXCL with mode 0600 in dirfd as
  * PREFIX followed by six random characters; the name made is written
  * to name (name_size bytes, at least strlen(prefix) + 7). */

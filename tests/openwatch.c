@@ -33,12 +33,16 @@ int main(int argc, char **argv)
 
 	if (in < 0 || !wd || !opens || nfiles < 1) {
 		fprintf(stderr, "usage: openwatch FILE...\n");
+		free(wd);
+		free(opens);
 		return 1;
 	}
 	for (int i = 0; i < nfiles; i++) {
 		wd[i] = inotify_add_watch(in, argv[i + 1], IN_OPEN);
 		if (wd[i] < 0) {
 			fprintf(stderr, "openwatch: %s: %s\n", argv[i + 1], strerror(errno));
+			free(wd);
+			free(opens);
 			return 1;
 		}
 	}
@@ -46,7 +50,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	printf("ready\n");
-	fflush(stdout);
+	(void)fflush(stdout);
 
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	/* the events still queued when the signal came are read too */
@@ -67,5 +71,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nfiles; i++)
 		printf("%lu %s\n", opens[i], argv[i + 1]);
+	free(wd);
+	free(opens);
 	return 0;
 }

@@ -3,7 +3,8 @@
 # work it needs (strace shows what it asks of the kernel): cachestat is
 # asked of no descriptor, no scratch file is made, the locale is read only
 # for a name that is not ASCII (or a bar), a user with no capability drops
-# nothing, and libcap and jansson are not loaded where they were linked in.
+# nothing, libcap and jansson are not loaded where they were linked in,
+# and libmount is loaded only to read the mount table.
 
 load test_helper
 
@@ -107,4 +108,17 @@ opened() {
 		assert_output --partial "libcap.so"
 		assert_output --partial "libjansson.so"
 	fi
+}
+
+@test "libmount: not a dependency of the binary, loaded only when the mount table is read (--system)" {
+	command -v readelf >/dev/null || skip "readelf (binutils) is not installed"
+	run -0 readelf -d "$PAGESTAT"
+	refute_output --partial "libmount"
+	traced "$PAGESTAT" -J /etc/hostname
+	assert_equal "$(opened 'libmount|libblkid|libselinux')" ""
+	# --system reads the table (excluding every name, it walks nothing)
+	traced "$PAGESTAT" --system --exclude='*' -q -J
+	[[ -n $(opened 'libmount\.so') ]] || fail "--system did not load libmount"
+	run -0 jq -r '.rows[] | select(.path == "/") | .type' out
+	assert_output filesystem
 }

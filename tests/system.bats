@@ -305,3 +305,26 @@ time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
 		[[ $stderr == *"--system"* ]] || fail "$args: the message does not name --system: $stderr"
 	done
 }
+
+@test "--system where libmount cannot be loaded: exit 1, the reason said, nothing walked; a run on a file is unaffected" {
+	command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+	local lib
+	lib=$(ldconfig -p | awk '$1 == "libmount.so.1" { print $NF; exit }')
+	[[ -n $lib ]] || skip "libmount.so.1 is not in ld.so's cache"
+	# pagestat in a mount namespace of its own, where the library is an
+	# empty file
+	cat >nolibmount <<EOS
+#!/bin/sh
+exec unshare -m --propagation private sh -c 'mount --bind /dev/null "\$0" && exec "\$@"' \\
+	"$lib" "$PAGESTAT" "\$@"
+EOS
+	chmod +x nolibmount
+	make_cached kept 2
+	PAGESTAT=$PWD/nolibmount run --separate-stderr pagestat --system -J
+	assert_equal "$status" 1
+	assert_equal "$(jq -c '[(.rows | length), .errors]' <<<"$output")" "[0,1]"
+	assert_equal "$stderr" "pagestat: --system: cannot read /proc/self/mountinfo: $lib: file too short"
+	PAGESTAT=$PWD/nolibmount run -0 --separate-stderr pagestat -J kept
+	assert_row kept cached=2
+	assert_equal "$stderr" ""
+}
