@@ -55,10 +55,6 @@ struct ovl_mount {
 	const char *unusable; /* why none of its files can be resolved, or NULL */
 };
 
-static struct ovl_mount *mounts;
-static size_t nmounts;
-static bool mounts_read, mounts_reread;
-static char unreadable[320]; /* why the mount table could not be read, or "" */
 
 /* Per layer, for a directory of the overlay: does it take part? */
 enum layer_state {
@@ -69,20 +65,26 @@ enum layer_state {
 	LS_DENIED,  /* nor read by this user */
 };
 
-/* The directory last looked up, and each of its ancestors, so that a
- * walk costs one lookup per layer per directory, not per file. */
-static struct {
-	const struct ovl_mount *mount;
-	char *dir; /* relative to the overlay's root, no leading '/' */
-	size_t dir_cap;
-	size_t *ends;          /* ends[k]: length of dir at level k (0: root) */
-	unsigned char *states; /* nlevels rows of `width` layers */
-	size_t nlevels, levels_cap, width;
-} chain;
-
-/* The mount table and the directory cache are shared by the threads
- * that probe files; each has its own answer, in its caller's buffer. */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* The overlay mounts and the directory last looked up, shared by the
+ * threads that probe files (each has its own answer, in its caller's
+ * buffer): one for a run, made by overlays_new. */
+struct overlays {
+	pthread_mutex_t lock;
+	struct ovl_mount *mounts;
+	size_t nmounts, mounts_cap;
+	bool mounts_read, mounts_reread;
+	char unreadable[320]; /* why the mount table could not be read, or "" */
+	/* The directory last looked up, and each of its ancestors, so that a
+	 * walk costs one lookup per layer per directory, not per file. */
+	struct {
+		const struct ovl_mount *mount;
+		char *dir; /* relative to the overlay's root, no leading '/' */
+		size_t dir_cap;
+		size_t *ends;          /* ends[k]: length of dir at level k (0: root) */
+		unsigned char *states; /* nlevels rows of `width` layers */
+		size_t nlevels, levels_cap, width;
+	} chain;
+};
 
 /* overlayfs's own escape in lowerdir= and upperdir=: a backslash takes
  * the next character as it is ("\:" in a layer's name). */
@@ -222,11 +224,11 @@ static void parse_options(struct ovl_mount *m, char *opts)
 /* A mount of the table: an overlay mount is kept. */
 static void add_mount(void *arg, const struct mountinfo *mi)
 {
-	(void)arg;
+	struct overlays *o = arg;
 	if (strcmp(mi->fstype, "overlay") != 0)
 		return;
-	mounts = xrealloc(mounts, (nmounts + 1) * sizeof *mounts);
-	struct ovl_mount *m = &mounts[nmounts++];
+	XGROW(o->mounts, o->mounts_cap, o->nmounts + 1);
+	struct ovl_mount *m = &o->mounts[o->nmounts++];
 	*m = (struct ovl_mount){
 		.id = mi->id,
 		.dev = mi->dev,
@@ -238,32 +240,32 @@ static void add_mount(void *arg, const struct mountinfo *mi)
 	free(opts);
 }
 
-static void free_mounts(void)
+static void free_mounts(struct overlays *o)
 {
-	for (size_t i = 0; i < nmounts; i++) {
-		for (size_t k = 0; k < mounts[i].nlayers; k++)
-			free(mounts[i].layers[k].path);
-		free(mounts[i].layers);
-		free(mounts[i].root);
-		free(mounts[i].point);
+	for (size_t i = 0; i < o->nmounts; i++) {
+		struct ovl_mount *m = &o->mounts[i];
+		for (size_t k = 0; k < m->nlayers; k++)
+			free(m->layers[k].path);
+		free(m->layers);
+		free(m->root);
+		free(m->point);
 	}
-	free(mounts);
-	mounts = NULL;
-	nmounts = 0;
-	chain.mount = NULL;
-	chain.nlevels = 0;
+	o->nmounts = 0;
+	o->chain.mount = NULL;
+	o->chain.nlevels = 0;
 }
 
-static void read_mounts(void)
+static void read_mounts(struct overlays *o)
 {
-	free_mounts();
-	mounts_read = true;
+	free_mounts(o);
+	o->mounts_read = true;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	const char *why;
 	if (!f)
 		return;
-	if (mountinfo_read(f, add_mount, NULL, &why) != 0 && !*unreadable)
-		snprintf(unreadable, sizeof unreadable, "the mount table cannot be read (%s)", why);
+	if (mountinfo_read(f, add_mount, o, &why) != 0 && !*o->unreadable)
+		snprintf(o->unreadable, sizeof o->unreadable, "the mount table cannot be read (%s)",
+			 why);
 	fclose(f);
 }
 
@@ -282,8 +284,11 @@ static const char *below(const char *path, const char *point)
 /* The mount the open file is on: the one overlay mount of its device, or
  * where there are several (bind mounts of parts of it), the one of its
  * mount ID where statx gives it, else the first whose place holds path. */
-static struct ovl_mount *lookup_mount(int fd, const struct stat *st, const char *path)
+static struct ovl_mount *lookup_mount(struct overlays *o, int fd, const struct stat *st,
+				      const char *path)
 {
+	struct ovl_mount *mounts = o->mounts;
+	size_t nmounts = o->nmounts;
 	struct ovl_mount *first = NULL;
 	size_t count = 0;
 
@@ -310,9 +315,9 @@ static bool layer_path(char *buf, const struct layer *layer, const char *rel, si
 	return n > 0 && n < PATH_MAX;
 }
 
-static unsigned char *level_states(size_t level)
+static unsigned char *level_states(struct overlays *o, size_t level)
 {
-	return chain.states + level * chain.width;
+	return o->chain.states + level * o->chain.width;
 }
 
 /* A layer's root, followed through symbolic links once. */
@@ -330,22 +335,22 @@ static int stat_layer_root(struct layer *layer, struct stat *st)
 }
 
 /* The states of the directory dir[0..len) from those of its parent. */
-static void push_level(struct ovl_mount *m, const char *dir, size_t len)
+static void push_level(struct overlays *o, struct ovl_mount *m, const char *dir, size_t len)
 {
-	size_t level = chain.nlevels;
+	size_t level = o->chain.nlevels;
 
-	if (level >= chain.levels_cap || !chain.states) {
-		size_t old = chain.states ? chain.levels_cap : 0;
-		chain.levels_cap = level ? level * 2 : 16;
-		chain.ends = xrealloc(chain.ends, chain.levels_cap * sizeof *chain.ends);
-		chain.states = xrealloc(chain.states, chain.levels_cap * chain.width);
-		memset(chain.states + old * chain.width, LS_ABSENT,
-		       (chain.levels_cap - old) * chain.width);
+	if (level >= o->chain.levels_cap || !o->chain.states) {
+		size_t old = o->chain.states ? o->chain.levels_cap : 0;
+		o->chain.levels_cap = level ? level * 2 : 16;
+		o->chain.ends = xrealloc(o->chain.ends, o->chain.levels_cap * sizeof *o->chain.ends);
+		o->chain.states = xrealloc(o->chain.states, o->chain.levels_cap * o->chain.width);
+		memset(o->chain.states + old * o->chain.width, LS_ABSENT,
+		       (o->chain.levels_cap - old) * o->chain.width);
 	}
-	chain.nlevels++;
-	chain.ends[level] = len;
-	unsigned char *now = level_states(level);
-	const unsigned char *parent = level ? level_states(level - 1) : NULL;
+	o->chain.nlevels++;
+	o->chain.ends[level] = len;
+	unsigned char *now = level_states(o, level);
+	const unsigned char *parent = level ? level_states(o, level - 1) : NULL;
 	bool stopped = false;
 	char path[PATH_MAX];
 	struct stat st;
@@ -389,41 +394,42 @@ static void push_level(struct ovl_mount *m, const char *dir, size_t len)
 }
 
 /* Make the chain end at the directory dir[0..len). */
-static void enter_directory(struct ovl_mount *m, const char *dir, size_t len)
+static void enter_directory(struct overlays *o, struct ovl_mount *m, const char *dir,
+			    size_t len)
 {
-	if (chain.mount != m) {
-		if (chain.width < m->nlayers) {
-			free(chain.states);
-			chain.states = NULL;
-			chain.levels_cap = 0;
-			chain.width = m->nlayers;
+	if (o->chain.mount != m) {
+		if (o->chain.width < m->nlayers) {
+			free(o->chain.states);
+			o->chain.states = NULL;
+			o->chain.levels_cap = 0;
+			o->chain.width = m->nlayers;
 		}
-		chain.mount = m;
-		chain.nlevels = 0;
+		o->chain.mount = m;
+		o->chain.nlevels = 0;
 	}
 	/* keep the levels that are ancestors of dir (or dir itself) */
 	size_t keep = 0;
-	while (keep < chain.nlevels) {
-		size_t end = chain.ends[keep];
-		if (end > len || memcmp(chain.dir, dir, end) != 0 ||
+	while (keep < o->chain.nlevels) {
+		size_t end = o->chain.ends[keep];
+		if (end > len || memcmp(o->chain.dir, dir, end) != 0 ||
 		    (end && end < len && dir[end] != '/'))
 			break;
 		keep++;
 	}
-	chain.nlevels = keep;
-	if (len + 1 > chain.dir_cap) {
-		chain.dir_cap = len + 64;
-		chain.dir = xrealloc(chain.dir, chain.dir_cap);
+	o->chain.nlevels = keep;
+	if (len + 1 > o->chain.dir_cap) {
+		o->chain.dir_cap = len + 64;
+		o->chain.dir = xrealloc(o->chain.dir, o->chain.dir_cap);
 	}
-	memcpy(chain.dir, dir, len);
-	chain.dir[len] = '\0';
-	if (chain.nlevels == 0)
-		push_level(m, dir, 0);
-	for (size_t at = chain.ends[chain.nlevels - 1]; at < len;) {
+	memcpy(o->chain.dir, dir, len);
+	o->chain.dir[len] = '\0';
+	if (o->chain.nlevels == 0)
+		push_level(o, m, dir, 0);
+	for (size_t at = o->chain.ends[o->chain.nlevels - 1]; at < len;) {
 		at += at > 0; /* the '/' */
 		const char *slash = memchr(dir + at, '/', len - at);
 		at = slash ? (size_t)(slash - dir) : len;
-		push_level(m, dir, at);
+		push_level(o, m, dir, at);
 	}
 }
 
@@ -461,11 +467,12 @@ static const char *metacopy_check(const struct ovl_mount *m, const char *path)
 }
 
 /* Look the file rel (dir: its first dir_len bytes) up, top down. */
-static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t dir_len,
+static const char *find_in_layers(struct overlays *o, struct ovl_mount *m, const char *rel,
+				  size_t dir_len,
 				  const struct stat *ov, char *backing_path, struct stat *found)
 {
-	enter_directory(m, rel, dir_len);
-	const unsigned char *states = level_states(chain.nlevels - 1);
+	enter_directory(o, m, rel, dir_len);
+	const unsigned char *states = level_states(o, o->chain.nlevels - 1);
 
 	for (size_t i = 0; i < m->nlayers; i++) {
 		if (states[i] == LS_STOPPED)
@@ -496,8 +503,8 @@ static const char *find_in_layers(struct ovl_mount *m, const char *rel, size_t d
 	return "it is in none of the layers /proc/self/mountinfo names";
 }
 
-static int find_backing(int fd, const struct stat *st, char *path, struct stat *found,
-			const char **why)
+static int find_backing(struct overlays *o, int fd, const struct stat *st, char *path,
+			struct stat *found, const char **why)
 {
 	/* the thread's own table: a worker's (src/jobs.c) is not the process's */
 	char link[40], where[PATH_MAX], rel[PATH_MAX];
@@ -509,18 +516,18 @@ static int find_backing(int fd, const struct stat *st, char *path, struct stat *
 		return -1;
 	}
 	where[n] = '\0';
-	if (!mounts_read)
-		read_mounts();
-	struct ovl_mount *m = lookup_mount(fd, st, where);
-	if (!m && !mounts_reread) {
+	if (!o->mounts_read)
+		read_mounts(o);
+	struct ovl_mount *m = lookup_mount(o, fd, st, where);
+	if (!m && !o->mounts_reread) {
 		/* mounted since the table was read */
-		mounts_reread = true;
-		read_mounts();
-		m = lookup_mount(fd, st, where);
+		o->mounts_reread = true;
+		read_mounts(o);
+		m = lookup_mount(o, fd, st, where);
 	}
 	const char *rest = m ? below(where, m->point) : NULL;
 	if (!m || !rest) {
-		*why = *unreadable ? unreadable : "its mount is not in /proc/self/mountinfo";
+		*why = *o->unreadable ? o->unreadable : "its mount is not in /proc/self/mountinfo";
 		return -1;
 	}
 	if (m->unusable) {
@@ -535,26 +542,35 @@ static int find_backing(int fd, const struct stat *st, char *path, struct stat *
 		*why = "its path is too long";
 		return -1;
 	}
-	*why = find_in_layers(m, rel, slash ? (size_t)(slash - rel) : 0, st, path, found);
+	*why = find_in_layers(o, m, rel, slash ? (size_t)(slash - rel) : 0, st, path, found);
 	return *why ? -1 : 0;
 }
 
-int overlay_backing(int fd, const struct stat *st, char path[PATH_MAX], struct stat *found,
-		    const char **why)
+struct overlays *overlays_new(void)
 {
-	pthread_mutex_lock(&lock);
-	int err = find_backing(fd, st, path, found, why);
-	pthread_mutex_unlock(&lock);
+	struct overlays *o = xcalloc(1, sizeof *o);
+	pthread_mutex_init(&o->lock, NULL);
+	return o;
+}
+
+int overlay_backing(struct overlays *o, int fd, const struct stat *st, char path[PATH_MAX],
+		    struct stat *found, const char **why)
+{
+	pthread_mutex_lock(&o->lock);
+	int err = find_backing(o, fd, st, path, found, why);
+	pthread_mutex_unlock(&o->lock);
 	return err;
 }
 
-void overlay_free(void)
+void overlays_free(struct overlays *o)
 {
-	free_mounts();
-	mounts_read = mounts_reread = false;
-	unreadable[0] = '\0';
-	free(chain.dir);
-	free(chain.ends);
-	free(chain.states);
-	memset(&chain, 0, sizeof chain);
+	if (!o)
+		return;
+	free_mounts(o);
+	free(o->mounts);
+	free(o->chain.dir);
+	free(o->chain.ends);
+	free(o->chain.states);
+	pthread_mutex_destroy(&o->lock);
+	free(o);
 }

@@ -93,6 +93,7 @@ int probe_init(enum probe_method want, struct probe_setup *setup, const char **w
 		.method = PROBE_CACHESTAT,
 		.page_size = (uint64_t)sysconf(_SC_PAGESIZE),
 		.fowner = caps_have_fowner(),
+		.overlays = overlays_new(),
 	};
 	*why = NULL;
 
@@ -124,8 +125,8 @@ int probe_init(enum probe_method want, struct probe_setup *setup, const char **w
 
 void probe_setup_free(struct probe_setup *setup)
 {
-	(void)setup;
-	overlay_free();
+	overlays_free(setup->overlays);
+	setup->overlays = NULL;
 }
 
 const char *probe_method_name(enum probe_method method)
@@ -457,7 +458,7 @@ static int probe_backing(struct prober *p, int fd, const struct stat *st,
 		*why = "overlays are nested too deep";
 		return NO_BACKING;
 	}
-	if (overlay_backing(fd, st, path, &found, why) != 0)
+	if (overlay_backing(p->setup->overlays, fd, st, path, &found, why) != 0)
 		return NO_BACKING;
 	struct file_ref ref = { .dirfd = AT_FDCWD, .name = path, .id = file_ident_of(&found) };
 	int err;

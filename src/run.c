@@ -168,6 +168,7 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 	struct walk_config walk_cfg = walk_config_of(run, &run->req);
 	struct sink *sink = new_sink(opts, watch, &sink_cfg);
 	struct walk_result result = { 0 };
+	struct system *sys = NULL;
 
 	if (sink_begin(sink)) {
 		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
@@ -176,7 +177,7 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 		if (run->snapshot)
 			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
 		else if (opts->system)
-			system_run(&walk_cfg, sink, &result, &run->figures);
+			sys = system_run(&walk_cfg, sink, &result, &run->figures);
 		else if (opts->npids)
 			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
 		else
@@ -195,7 +196,7 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 		result.output_failed = true;
 	}
 	sink_free(sink);
-	system_free();
+	system_free(sys);
 	if (!result.output_failed)
 		say_evict_left(opts, &result.total.stat);
 	outcome->output_failed = result.output_failed;

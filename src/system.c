@@ -42,10 +42,12 @@ struct mount {
 };
 
 /* The mount table, kept until system_free: rows point to its types. */
-static struct mount *mounts;
-static size_t nmounts, mounts_cap;
-static const char **points; /* every mount point, sorted: the walks' prune */
-static bool buffers_unread;  /* a block device could not be opened */
+struct system {
+	struct mount *mounts;
+	size_t nmounts, mounts_cap;
+	const char **points; /* every mount point, sorted: the walks' prune */
+	bool buffers_unread; /* a block device could not be opened */
+};
 
 /* Kernel file systems that hold no page cache of files. */
 static const char *const pseudo[] = {
@@ -82,25 +84,16 @@ static enum mount_use use_of(const char *fstype)
 	return MOUNT_WALK;
 }
 
-static char *copy(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
 /* One mount of the table into mounts. */
 static void add_mount(void *arg, const struct mountinfo *mi)
 {
-	(void)arg;
-	if (nmounts == mounts_cap) {
-		mounts_cap = mounts_cap ? 2 * mounts_cap : 64;
-		mounts = xrealloc(mounts, mounts_cap * sizeof *mounts);
-	}
-	mounts[nmounts++] = (struct mount){
-		.point = copy(mi->point),
-		.root = copy(mi->root),
-		.fstype = copy(mi->fstype),
-		.source = copy(mi->source),
+	struct system *sys = arg;
+	XGROW(sys->mounts, sys->mounts_cap, sys->nmounts + 1);
+	sys->mounts[sys->nmounts++] = (struct mount){
+		.point = xstrdup(mi->point),
+		.root = xstrdup(mi->root),
+		.fstype = xstrdup(mi->fstype),
+		.source = xstrdup(mi->source),
 		.id = mi->id,
 		.parent = mi->parent,
 		.dev = mi->dev,
@@ -115,8 +108,11 @@ static int compare_strings(const void *a, const void *b)
 
 /* Each file system walked once: at a mount of its root if it has one,
  * else at its first mount. */
-static void choose_walks(void)
+static void choose_walks(struct system *sys)
 {
+	struct mount *mounts = sys->mounts;
+	size_t nmounts = sys->nmounts;
+
 	/* a mount on top of another at the same place hides it */
 	for (size_t i = 0; i < nmounts; i++)
 		for (size_t j = 0; j < nmounts; j++)
@@ -138,14 +134,14 @@ static void choose_walks(void)
 				break;
 		}
 	}
-	points = xcalloc(nmounts, sizeof *points);
+	sys->points = xcalloc(nmounts, sizeof *sys->points);
 	for (size_t i = 0; i < nmounts; i++)
-		points[i] = mounts[i].point;
-	qsort(points, nmounts, sizeof *points, compare_strings);
+		sys->points[i] = mounts[i].point;
+	qsort(sys->points, nmounts, sizeof *sys->points, compare_strings);
 }
 
 /* /proc/self/mountinfo into mounts; false when it cannot be read. */
-static bool read_mounts(void)
+static bool read_mounts(struct system *sys)
 {
 	FILE *in = user_fopen_read("/proc/self/mountinfo");
 	const char *why = NULL;
@@ -153,14 +149,14 @@ static bool read_mounts(void)
 	if (!in) {
 		why = strerror(errno);
 	} else {
-		(void)mountinfo_read(in, add_mount, NULL, &why);
+		(void)mountinfo_read(in, add_mount, sys, &why);
 		fclose(in);
 	}
 	if (why) {
 		msg("--system: cannot read /proc/self/mountinfo: %s\n", why);
 		return false;
 	}
-	choose_walks();
+	choose_walks(sys);
 	return true;
 }
 
@@ -203,8 +199,8 @@ static void add_result(struct walk_result *into, const struct walk_result *r)
 	into->output_failed |= r->output_failed;
 }
 
-static void walk_mount(const struct walk_config *cfg, const struct mount *m, struct sink *sink,
-		       struct walk_result *result)
+static void walk_mount(const struct system *sys, const struct walk_config *cfg,
+		       const struct mount *m, struct sink *sink, struct walk_result *result)
 {
 	struct walk_config fs_cfg = *cfg;
 	struct fs_walk fw = { .out = sink, .mount = m };
@@ -217,8 +213,8 @@ static void walk_mount(const struct walk_config *cfg, const struct mount *m, str
 	fs_cfg.one_file_system = true;
 	fs_cfg.follow = FOLLOW_NONE;
 	fs_cfg.max_depth = -1;
-	fs_cfg.prune = points;
-	fs_cfg.nprune = nmounts;
+	fs_cfg.prune = sys->points;
+	fs_cfg.nprune = sys->nmounts;
 	walk_run(&fs_cfg, operands, &fs_sink, &r);
 	add_result(result, &r);
 	result->output_failed |= fs_sink.failed;
@@ -302,8 +298,8 @@ static bool find_device(const struct mount *m, char *path, size_t size, struct s
 }
 
 /* The buffer cache of the block device under a file system walked. */
-static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
-			 struct report *out, struct agg_sum *total)
+static void blockdev_row(struct system *sys, const struct walk_config *cfg,
+			 const struct mount *m, struct report *out, struct agg_sum *total)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -326,7 +322,7 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 			report_say("--system: the buffer cache of", name, strlen(name));
 			msg_more(" could not be read (%s): it is not counted\n", fail_strerror(err));
 		}
-		buffers_unread = true;
+		sys->buffers_unread = true;
 		return;
 	}
 	agg_stat_add(&total->stat, &measured.stat);
@@ -335,15 +331,15 @@ static void blockdev_row(const struct walk_config *cfg, const struct mount *m,
 }
 
 /* "--system: 2 overlay mounts not walked (/a, ...): why". */
-static void tell_unwalked(enum mount_use use, const char *one, const char *many,
-			  const char *why)
+static void tell_unwalked(const struct system *sys, enum mount_use use, const char *one,
+			  const char *many, const char *why)
 {
 	size_t n = 0;
 	const char *first = NULL;
 
-	for (size_t i = 0; i < nmounts; i++)
-		if (mounts[i].use == use && !n++)
-			first = mounts[i].point;
+	for (size_t i = 0; i < sys->nmounts; i++)
+		if (sys->mounts[i].use == use && !n++)
+			first = sys->mounts[i].point;
 	if (!n)
 		return;
 	msg("--system: %zu %s not walked (", n, n == 1 ? one : many);
@@ -352,26 +348,26 @@ static void tell_unwalked(enum mount_use use, const char *one, const char *many,
 }
 
 /* The block devices, each once; then what was not walked, said. */
-static void blockdevs(const struct walk_config *cfg, struct sink *sink,
+static void blockdevs(struct system *sys, const struct walk_config *cfg, struct sink *sink,
 		      struct walk_result *result)
 {
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
 	struct agg_sum total = { .stat.known = inspect_known(cfg->ins) };
 
-	for (size_t i = 0; i < nmounts && !out.output_failed; i++)
-		if (mounts[i].use == MOUNT_WALK && major(mounts[i].dev) != 0)
-			blockdev_row(cfg, &mounts[i], &out, &total);
+	for (size_t i = 0; i < sys->nmounts && !out.output_failed; i++)
+		if (sys->mounts[i].use == MOUNT_WALK && major(sys->mounts[i].dev) != 0)
+			blockdev_row(sys, cfg, &sys->mounts[i], &out, &total);
 	report_end(&out);
 	struct walk_result r = { .total = total, .errors = out.errors,
 				 .output_failed = out.output_failed };
 	add_result(result, &r);
 	if (!cfg->quiet) {
-		tell_unwalked(MOUNT_OVERLAY, "overlay mount", "overlay mounts",
+		tell_unwalked(sys, MOUNT_OVERLAY, "overlay mount", "overlay mounts",
 			      "an overlay's pages are in its layers' files, walked where those are");
-		tell_unwalked(MOUNT_HIDDEN, "mount hidden under another at the same place",
+		tell_unwalked(sys, MOUNT_HIDDEN, "mount hidden under another at the same place",
 			      "mounts hidden under others at the same place",
 			      "no path leads to a hidden mount's files");
-		tell_unwalked(MOUNT_REMOTE, "network or FUSE mount", "network or FUSE mounts",
+		tell_unwalked(sys, MOUNT_REMOTE, "network or FUSE mount", "network or FUSE mounts",
 			      "a mount point named as FILE is inspected");
 	}
 }
@@ -429,50 +425,52 @@ bool system_meminfo(const char *key, uint64_t *bytes)
 	return found;
 }
 
-void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_result *result,
-		struct system_figures *figures)
+struct system *system_run(const struct walk_config *cfg, struct sink *sink,
+			  struct walk_result *result, struct system_figures *figures)
 {
+	struct system *sys = xcalloc(1, sizeof *sys);
+
 	*result = (struct walk_result){ .total.stat.known = inspect_known(cfg->ins) };
-	if (!read_mounts()) {
+	if (!read_mounts(sys)) {
 		result->errors++;
-		return;
+		return sys;
 	}
 	/* in the mount table's order, as df and findmnt list them */
-	for (size_t i = 0; i < nmounts && !result->output_failed; i++) {
-		enum mount_use use = mounts[i].use;
-		if (use == MOUNT_WALK)
-			walk_mount(cfg, &mounts[i], sink, result);
-		else if (use == MOUNT_OVERLAY || use == MOUNT_REMOTE || use == MOUNT_HIDDEN)
-			unwalked_row(&mounts[i], inspect_known(cfg->ins), sink, result);
+	for (size_t i = 0; i < sys->nmounts && !result->output_failed; i++) {
+		const struct mount *m = &sys->mounts[i];
+		if (m->use == MOUNT_WALK)
+			walk_mount(sys, cfg, m, sink, result);
+		else if (m->use == MOUNT_OVERLAY || m->use == MOUNT_REMOTE || m->use == MOUNT_HIDDEN)
+			unwalked_row(m, inspect_known(cfg->ins), sink, result);
 	}
 
 	struct pid_unseen unseen = { 0 };
 	if (!result->output_failed)
 		deleted_files(cfg, sink, result, &unseen);
 	if (!result->output_failed)
-		blockdevs(cfg, sink, result);
+		blockdevs(sys, cfg, sink, result);
 	if (!cfg->quiet) {
 		tell_failures(result);
 		tell_unseen(&unseen);
 	}
-	figures->buffers_unread = buffers_unread;
+	figures->buffers_unread = sys->buffers_unread;
 	figures->known = system_meminfo("Cached", &figures->cached) &&
 			 system_meminfo("Buffers", &figures->buffers) &&
 			 system_meminfo("Shmem", &figures->shmem);
+	return sys;
 }
 
-void system_free(void)
+void system_free(struct system *sys)
 {
-	for (size_t i = 0; i < nmounts; i++) {
-		free(mounts[i].point);
-		free(mounts[i].root);
-		free(mounts[i].fstype);
-		free(mounts[i].source);
+	if (!sys)
+		return;
+	for (size_t i = 0; i < sys->nmounts; i++) {
+		free(sys->mounts[i].point);
+		free(sys->mounts[i].root);
+		free(sys->mounts[i].fstype);
+		free(sys->mounts[i].source);
 	}
-	free(mounts);
-	free(points);
-	mounts = NULL;
-	points = NULL;
-	nmounts = mounts_cap = 0;
-	buffers_unread = false;
+	free(sys->mounts);
+	free(sys->points);
+	free(sys);
 }

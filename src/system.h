@@ -7,22 +7,23 @@
 #include "sink.h"
 #include "source.h"
 
+struct system;
+
 /* Walks what --system covers (cfg as the options make it; the walk of
  * each file system adds -a and -x itself).  Rows: the files, then one
  * per file system (type filesystem; one not walked says why in its
  * note), one more of that type, "(deleted and memfd files)", that sums
  * the files no mount point leads to, and the block devices: these add
  * up to the total.  The kernel's own figures are read at the end into
- * *figures. */
-void system_run(const struct walk_config *cfg, struct sink *sink, struct walk_result *result,
-		struct system_figures *figures);
+ * *figures.  What it returns holds what the rows point to (the file
+ * systems' types), until system_free. */
+struct system *system_run(const struct walk_config *cfg, struct sink *sink,
+			  struct walk_result *result, struct system_figures *figures);
 
 /* KEY's figure in /proc/meminfo ("Cached"), in bytes; false when it
  * cannot be read. */
 bool system_meminfo(const char *key, uint64_t *bytes);
 
-/* What system_run kept for the rows (file system types) until the
- * output is done. */
-void system_free(void);
+void system_free(struct system *sys);
 
 #endif

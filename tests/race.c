@@ -417,7 +417,10 @@ int main(void)
 		9 * page, false);
 
 	churned(probe_method_name(setup.method));
-	if (setup.method == PROBE_CACHESTAT && probe_init(PROBE_MINCORE, &setup, &why) == 0)
+	bool again = setup.method == PROBE_CACHESTAT;
+	if (again)
+		probe_setup_free(&setup);
+	if (again && probe_init(PROBE_MINCORE, &setup, &why) == 0)
 		churned("mincore");
 
 	const char *names[] = { "plain", "victim", "kept", "other", "link", "fifo", "resized",
