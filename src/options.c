@@ -207,6 +207,9 @@ static void version(void)
 	const char *why;
 
 	printf("pagestat %s\n", PACKAGE_VERSION);
+	fputs("Copyright (c) 2026 the pagestat authors\n"
+	      "License MIT (Expat) <https://spdx.org/licenses/MIT.html>; there is NO WARRANTY.\n",
+	      stdout);
 	if (probe_init(PROBE_AUTO, &why) == 0) {
 		int fallback = probe_fallback_errno();
 		printf("method: %s", probe_method_name(probe_method()));
