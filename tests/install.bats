@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# make install puts the binary, the man page and the three completions
+# make install puts the binary, the man page, the three completions and
+# the textfile service (its script, configuration, units and rules)
 # where each belongs, and configure's --with-*-completion-dir options
 # move the completions.  Runs make in the build tree of the pagestat
 # under test, and configure in a copy made by `make distdir`.
@@ -26,12 +27,16 @@ files_below() {
 	(cd "$1" && find . -type f | sed 's|^\./||' | sort)
 }
 
-@test "make install DESTDIR: bin, man1, and the completions in bash-completion's, zsh's and fish's directories" {
-	local prefix datadir srcdir bash_dir dest=$BATS_TEST_TMPDIR/dest
+@test "make install DESTDIR: bin, man1, the completions in bash-completion's, zsh's and fish's directories, the textfile service" {
+	local prefix datadir srcdir bash_dir sysconfdir libexec unitdir dest=$BATS_TEST_TMPDIR/dest
 	prefix=$(make_var "$BUILDDIR" prefix)
 	datadir=$(make_var "$BUILDDIR" datadir)
 	srcdir=$(make_var "$BUILDDIR" abs_top_srcdir)
+	sysconfdir=$(make_var "$BUILDDIR" sysconfdir)
+	libexec=$(make_var "$BUILDDIR" pkglibexecdir)
+	unitdir=$(make_var "$BUILDDIR" systemdsystemunitdir)
 	[[ $prefix == /* && $datadir == "$prefix"/* ]] || fail "prefix '$prefix', datadir '$datadir'"
+	[[ $unitdir != no ]] || skip "configured --without-systemdsystemunitdir"
 	# bash-completion's own directory, taken below our datadir
 	bash_dir=$datadir/bash-completion/completions
 	if command -v pkg-config >/dev/null && pkg-config --exists bash-completion; then
@@ -47,7 +52,12 @@ files_below() {
 		"${bash_dir#/}/pagestat" \
 		"${datadir#/}/zsh/site-functions/_pagestat" \
 		"${datadir#/}/fish/vendor_completions.d/pagestat.fish" \
-		"${datadir#/}/pagestat/pagestat.schema.json" | sort)"
+		"${datadir#/}/pagestat/pagestat.schema.json" \
+		"${datadir#/}/pagestat/pagestat.rules.yml" \
+		"${sysconfdir#/}/pagestat/textfile.conf" \
+		"${libexec#/}/textfile" \
+		"${unitdir#/}/pagestat-textfile.service" \
+		"${unitdir#/}/pagestat-textfile.timer" | sort)"
 	cmp "$srcdir/doc/pagestat.schema.json" "$dest$datadir/pagestat/pagestat.schema.json"
 	run -0 "$dest$prefix/bin/pagestat" --version
 	assert_line --index 0 --regexp '^pagestat [0-9]'
@@ -55,13 +65,35 @@ files_below() {
 	cmp "$srcdir/completions/pagestat" "$dest$bash_dir/pagestat"
 	cmp "$srcdir/completions/_pagestat" "$dest$datadir/zsh/site-functions/_pagestat"
 	cmp "$srcdir/completions/pagestat.fish" "$dest$datadir/fish/vendor_completions.d/pagestat.fish"
+	cmp "$srcdir/contrib/prometheus/pagestat.rules.yml" "$dest$datadir/pagestat/pagestat.rules.yml"
+	cmp "$srcdir/contrib/textfile/textfile.conf" "$dest$sysconfdir/pagestat/textfile.conf"
+	cmp "$srcdir/contrib/systemd/pagestat-textfile.timer" "$dest$unitdir/pagestat-textfile.timer"
+	[[ -x $dest$libexec/textfile ]] || fail "$libexec/textfile is not executable"
+	# the installed names, not the source's placeholders
+	run -1 grep -nE '@[a-z]+@' "$dest$libexec/textfile" "$dest$unitdir/pagestat-textfile.service"
+	grep -qx "ExecStart=$libexec/textfile --output=\${TEXTFILE}" "$dest$unitdir/pagestat-textfile.service"
+	grep -qx "pagestat='$prefix/bin/pagestat'" "$dest$libexec/textfile"
 
 	run -0 make -s -C "$BUILDDIR" uninstall DESTDIR="$dest"
 	run -0 files_below "$dest"
 	assert_output ""
 }
 
-@test "configure: --with-*-completion-dir=DIR move them; pkg-config's completionsdir is the default" {
+@test "make install keeps a textfile.conf that is there; uninstall removes it only as shipped" {
+	local sysconfdir dest=$BATS_TEST_TMPDIR/dest
+	sysconfdir=$(make_var "$BUILDDIR" sysconfdir)
+	mkdir -p "$dest$sysconfdir/pagestat"
+	echo /srv/db >"$dest$sysconfdir/pagestat/textfile.conf"
+	run -0 make -s -C "$BUILDDIR" install DESTDIR="$dest"
+	assert_output --partial "textfile.conf exists: left as it is"
+	assert_equal "$(cat "$dest$sysconfdir/pagestat/textfile.conf")" /srv/db
+	run -0 make -s -C "$BUILDDIR" uninstall DESTDIR="$dest"
+	assert_output --partial "textfile.conf was changed: left as it is"
+	run -0 files_below "$dest"
+	assert_output "${sysconfdir#/}/pagestat/textfile.conf"
+}
+
+@test "configure: --with-*-completion-dir=DIR and --with-systemdsystemunitdir=DIR move them; pkg-config's directories are the defaults" {
 	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
 	local src=$BATS_TEST_TMPDIR/src
 	run -0 make -s -C "$BUILDDIR" distdir distdir="$src" top_distdir="$src"
@@ -76,30 +108,56 @@ files_below() {
 		Description: a stand-in for the test
 		Version: 2.11
 	EOF
+	# and a systemd's, whose units are below its root prefix (/)
+	cat >pc/systemd.pc <<-'EOF'
+		prefix=/usr
+		root_prefix=
+		rootprefix=${root_prefix}
+		systemdsystemunitdir=${rootprefix}/lib/systemd/elsewhere
+		Name: systemd
+		Description: a stand-in for the test
+		Version: 252
+	EOF
 	export PKG_CONFIG_PATH=$BATS_TEST_TMPDIR/pc
 	cd "$src"
 
 	# every directory given
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir=/etc/bc \
-		--with-zsh-completion-dir=/zsh/fn --with-fish-completion-dir=/fish/vc
+		--with-zsh-completion-dir=/zsh/fn --with-fish-completion-dir=/fish/vc \
+		--with-systemdsystemunitdir=/units
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/given"
 	run -0 files_below "$BATS_TEST_TMPDIR/given"
 	assert_equal "$output" "$(printf '%s\n' etc/bc/pagestat fish/vc/pagestat.fish \
-		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.schema.json zsh/fn/_pagestat)"
+		opt/ps/etc/pagestat/textfile.conf \
+		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.rules.yml \
+		opt/ps/share/pagestat/pagestat.schema.json \
+		units/pagestat-textfile.service units/pagestat-textfile.timer zsh/fn/_pagestat)"
 
-	# none given: bash-completion's directory below our datadir
+	# none given: bash-completion's and systemd's directories below our prefix
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/default"
 	run -0 files_below "$BATS_TEST_TMPDIR/default"
-	assert_equal "$output" "$(printf '%s\n' opt/ps/share/bash-completion/elsewhere/pagestat \
+	assert_equal "$output" "$(printf '%s\n' opt/ps/etc/pagestat/textfile.conf \
+		opt/ps/lib/systemd/elsewhere/pagestat-textfile.service \
+		opt/ps/lib/systemd/elsewhere/pagestat-textfile.timer \
+		opt/ps/share/bash-completion/elsewhere/pagestat \
 		opt/ps/share/fish/vendor_completions.d/pagestat.fish \
-		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.schema.json \
+		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.rules.yml \
+		opt/ps/share/pagestat/pagestat.schema.json \
 		opt/ps/share/zsh/site-functions/_pagestat)"
 
-	# --with-bash-completion-dir without DIR: pkg-config's directory as it is
-	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir
+	# without DIR: pkg-config's directories as they are
+	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir \
+		--with-systemdsystemunitdir
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/system"
 	assert_file_exists "$BATS_TEST_TMPDIR/system/usr/share/bash-completion/elsewhere/pagestat"
+	assert_file_exists "$BATS_TEST_TMPDIR/system/lib/systemd/elsewhere/pagestat-textfile.timer"
+
+	# --without-systemdsystemunitdir: no unit
+	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --without-systemdsystemunitdir
+	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/none"
+	run -0 find "$BATS_TEST_TMPDIR/none" -name 'pagestat-textfile.*'
+	assert_output ""
 }
 
 @test "configure: libcap and jansson from static archives by default, --disable-static-deps links them shared, --enable-static-deps in" {
