@@ -7,25 +7,27 @@
 
 load test_helper
 
+PROMTOOL=${PROMTOOL:-promtool}
+
 setup() {
-	command -v promtool >/dev/null || skip "promtool is not installed (apt-get install prometheus)"
+	command -v "$PROMTOOL" >/dev/null || skip "promtool is not installed (apt-get install prometheus)"
 	: "${PROMETHEUS_RULES:?PROMETHEUS_RULES must name contrib/prometheus (make check sets it)}"
 	cd "$BATS_TEST_TMPDIR"
 }
 
 @test "promtool check rules: the recording rules and alerts are valid" {
-	run -0 promtool check rules "$PROMETHEUS_RULES/pagestat.rules.yml"
+	run -0 "$PROMTOOL" check rules "$PROMETHEUS_RULES/pagestat.rules.yml"
 	assert_output --partial "SUCCESS: 8 rules found"
 }
 
 @test "promtool test rules: every rule's unit test passes, and a wrong threshold fails them" {
-	run -0 promtool test rules "$PROMETHEUS_RULES/pagestat.rules.test.yml"
+	run -0 "$PROMTOOL" test rules "$PROMETHEUS_RULES/pagestat.rules.test.yml"
 	assert_output --partial SUCCESS
 	# the tests see the thresholds: the cold alert at 10% instead of 50%
 	sed 's/ratio < 0.5$/ratio < 0.1/' "$PROMETHEUS_RULES/pagestat.rules.yml" >pagestat.rules.yml
 	! cmp -s pagestat.rules.yml "$PROMETHEUS_RULES/pagestat.rules.yml" || fail "the threshold was not found"
 	cp "$PROMETHEUS_RULES/pagestat.rules.test.yml" .
-	run -1 promtool test rules pagestat.rules.test.yml
+	run -1 "$PROMTOOL" test rules pagestat.rules.test.yml
 	assert_output --partial "alertname: PagestatDatasetCold"
 }
 
@@ -55,6 +57,6 @@ setup() {
 	make_cached f 2
 	run -0 pagestat --format=prometheus -c f
 	printf '%s\n' "$output" >export.prom
-	run -0 promtool check metrics <export.prom
+	run -0 "$PROMTOOL" check metrics <export.prom
 	assert_output ""
 }
