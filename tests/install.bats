@@ -16,10 +16,13 @@ setup() {
 	printf 'print-%%:\n\t@printf "%%s\\n" "$($*)"\n' >print.mk
 }
 
-# The value of a variable of the Makefile in DIR, expanded.
+# The value of a variable of the Makefile in DIR, expanded.  Without the
+# MAKEFLAGS of a make above (dh_auto_test's has -w, which prints
+# "Entering directory" on standard output whatever this make is told).
 # usage: make_var DIR NAME
 make_var() {
-	make -s --no-print-directory -C "$1" -f Makefile -f "$BATS_TEST_TMPDIR/print.mk" "print-$2"
+	MAKEFLAGS= MFLAGS= make -s --no-print-directory -C "$1" -f Makefile \
+		-f "$BATS_TEST_TMPDIR/print.mk" "print-$2"
 }
 
 # Every file below DIR, relative to it, sorted.
@@ -28,7 +31,8 @@ files_below() {
 }
 
 @test "make install DESTDIR: bin, man1, the completions in bash-completion's, zsh's and fish's directories, the textfile service" {
-	local prefix datadir srcdir bash_dir sysconfdir libexec unitdir dest=$BATS_TEST_TMPDIR/dest
+	local prefix datadir srcdir bash_dir zsh_dir fish_dir sysconfdir libexec unitdir
+	local dest=$BATS_TEST_TMPDIR/dest
 	prefix=$(make_var "$BUILDDIR" prefix)
 	datadir=$(make_var "$BUILDDIR" datadir)
 	srcdir=$(make_var "$BUILDDIR" abs_top_srcdir)
@@ -37,12 +41,11 @@ files_below() {
 	unitdir=$(make_var "$BUILDDIR" systemdsystemunitdir)
 	[[ $prefix == /* && $datadir == "$prefix"/* ]] || fail "prefix '$prefix', datadir '$datadir'"
 	[[ $unitdir != no ]] || skip "configured --without-systemdsystemunitdir"
-	# bash-completion's own directory, taken below our datadir
-	bash_dir=$datadir/bash-completion/completions
-	if command -v pkg-config >/dev/null && pkg-config --exists bash-completion; then
-		bash_dir=$(pkg-config --define-variable=prefix="$prefix" \
-			--define-variable=datadir="$datadir" --variable=completionsdir bash-completion)
-	fi
+	# the directories configure chose (its defaults are the next tests'; the
+	# Debian package's build gives its own)
+	bash_dir=$(make_var "$BUILDDIR" bashcompletiondir)
+	zsh_dir=$(make_var "$BUILDDIR" zshcompletiondir)
+	fish_dir=$(make_var "$BUILDDIR" fishcompletiondir)
 
 	run -0 make -s -C "$BUILDDIR" install DESTDIR="$dest"
 	run -0 files_below "$dest"
@@ -50,8 +53,8 @@ files_below() {
 		"${prefix#/}/bin/pagestat" \
 		"${datadir#/}/man/man1/pagestat.1" \
 		"${bash_dir#/}/pagestat" \
-		"${datadir#/}/zsh/site-functions/_pagestat" \
-		"${datadir#/}/fish/vendor_completions.d/pagestat.fish" \
+		"${zsh_dir#/}/_pagestat" \
+		"${fish_dir#/}/pagestat.fish" \
 		"${datadir#/}/pagestat/pagestat.schema.json" \
 		"${datadir#/}/pagestat/pagestat.rules.yml" \
 		"${sysconfdir#/}/pagestat/textfile.conf" \
@@ -63,8 +66,8 @@ files_below() {
 	assert_line --index 0 --regexp '^pagestat [0-9]'
 	cmp "$srcdir/doc/pagestat.1" "$dest$datadir/man/man1/pagestat.1"
 	cmp "$srcdir/completions/pagestat" "$dest$bash_dir/pagestat"
-	cmp "$srcdir/completions/_pagestat" "$dest$datadir/zsh/site-functions/_pagestat"
-	cmp "$srcdir/completions/pagestat.fish" "$dest$datadir/fish/vendor_completions.d/pagestat.fish"
+	cmp "$srcdir/completions/_pagestat" "$dest$zsh_dir/_pagestat"
+	cmp "$srcdir/completions/pagestat.fish" "$dest$fish_dir/pagestat.fish"
 	cmp "$srcdir/contrib/prometheus/pagestat.rules.yml" "$dest$datadir/pagestat/pagestat.rules.yml"
 	cmp "$srcdir/contrib/textfile/textfile.conf" "$dest$sysconfdir/pagestat/textfile.conf"
 	cmp "$srcdir/contrib/systemd/pagestat-textfile.timer" "$dest$unitdir/pagestat-textfile.timer"

@@ -15,6 +15,17 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
+# The value of the variable NAME of the build tree's Makefile, expanded
+# (MAKEFLAGS cleared: a make above may have -w, as dh_auto_test's has).
+# usage: make_var NAME
+make_var() {
+	local builddir=${PAGESTAT%/src/pagestat}
+	[[ -f $builddir/Makefile ]] || skip "PAGESTAT is not in a configured build tree"
+	printf 'print-%%:\n\t@printf "%%s\\n" "$($*)"\n' >"$BATS_TEST_TMPDIR/print.mk"
+	MAKEFLAGS= MFLAGS= make -s --no-print-directory -C "$builddir" -f Makefile \
+		-f "$BATS_TEST_TMPDIR/print.mk" "print-$1"
+}
+
 # The script with this build's pagestat, writing out/pagestat.prom unless
 # told otherwise; its status as it ran, bounded in time.
 # usage: textfile ARG...
@@ -117,12 +128,9 @@ sample() {
 }
 
 @test "textfile: its defaults are the installation's configuration, node_exporter's Debian directory and the installed pagestat" {
-	local builddir=${PAGESTAT%/src/pagestat}
-	[[ -f $builddir/Makefile ]] || skip "PAGESTAT is not in a configured build tree"
-	printf 'print-%%:\n\t@printf "%%s\\n" "$($*)"\n' >print.mk
 	local sysconfdir bindir
-	sysconfdir=$(make -s --no-print-directory -C "$builddir" -f Makefile -f "$PWD/print.mk" print-sysconfdir)
-	bindir=$(make -s --no-print-directory -C "$builddir" -f Makefile -f "$PWD/print.mk" print-bindir)
+	sysconfdir=$(make_var sysconfdir)
+	bindir=$(make_var bindir)
 	run -0 "$TEXTFILE_SCRIPT" --help
 	assert_output --partial "($sysconfdir/pagestat/textfile.conf by default"
 	assert_output --partial "(/var/lib/prometheus/node-exporter/pagestat.prom)"
@@ -159,10 +167,8 @@ unit_value() {
 
 @test "units: the service runs the installed script into the directory it may write, sandboxed; the timer every minute, not enabled" {
 	[[ -f ${TEXTFILE_SERVICE-} ]] || skip "configured --without-systemdsystemunitdir"
-	local builddir=${PAGESTAT%/src/pagestat}
-	printf 'print-%%:\n\t@printf "%%s\\n" "$($*)"\n' >print.mk
 	local libexec
-	libexec=$(make -s --no-print-directory -C "$builddir" -f Makefile -f "$PWD/print.mk" print-pkglibexecdir)
+	libexec=$(make_var pkglibexecdir)
 	local s=$TEXTFILE_SERVICE
 	assert_equal "$(unit_value "$s" ExecStart)" "$libexec/textfile --output=\${TEXTFILE}"
 	assert_equal "$(unit_value "$s" Environment)" "TEXTFILE=/var/lib/prometheus/node-exporter/pagestat.prom"
