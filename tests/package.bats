@@ -106,7 +106,10 @@ answer() {
 	src=$PKG_DIR/pagestat-$version
 	run -0 make -s -C "$BUILDDIR" distdir distdir="$src" top_distdir="$src"
 	cd "$src"
-	DEB_BUILD_OPTIONS=${PAGESTAT_DEB_BUILD_OPTIONS-nocheck} \
+	# as from a shell: none of the make check's flags (-s would hide the
+	# compiler's command lines checked below, -j its jobs)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+		DEB_BUILD_OPTIONS="${PAGESTAT_DEB_BUILD_OPTIONS-nocheck}" \
 		timeout 1800 dpkg-buildpackage -us -uc -b >"$PKG_DIR/build.log" 2>&1 ||
 		fail "dpkg-buildpackage failed: $(tail -n 30 "$PKG_DIR/build.log")"
 	cd "$PKG_DIR"
