@@ -716,6 +716,9 @@ static void version(void)
 	struct probe_setup setup;
 
 	printf("pagestat %s\n", PACKAGE_VERSION);
+	fputs("Copyright (c) 2026 the pagestat authors\n"
+	      "License MIT (Expat) <https://spdx.org/licenses/MIT.html>; there is NO WARRANTY.\n",
+	      stdout);
 	if (probe_init(PROBE_AUTO, &setup, &why) == 0) {
 		printf("method: %s", probe_method_name(setup.method));
 		if (setup.fallback_errno)

@@ -504,7 +504,7 @@ make_small_dir() {
 	done
 }
 
-@test "-V: the version line, the method line and the capabilities line" {
+@test "-V: the version line, the copyright and license lines, the method line and the capabilities line" {
 	make_cached f 1
 	run -0 pagestat -J f
 	local version method
@@ -512,10 +512,12 @@ make_small_dir() {
 	method=$(json_field .method)
 	run -0 --separate-stderr pagestat -V
 	assert_equal "$stderr" ""
-	assert_equal "${#lines[@]}" 3
+	assert_equal "${#lines[@]}" 5
 	assert_line -n 0 "pagestat $version"
-	assert_line -n 1 --regexp "^method: $method( |\$)"
-	assert_line -n 2 --regexp '^capabilities: (none|cap_[a-z_]+(,cap_[a-z_]+)*)$'
+	assert_line -n 1 "Copyright (c) 2026 the pagestat authors"
+	assert_line -n 2 --regexp '^License MIT \(Expat\) '
+	assert_line -n 3 --regexp "^method: $method( |\$)"
+	assert_line -n 4 --regexp '^capabilities: (none|cap_[a-z_]+(,cap_[a-z_]+)*)$'
 	run -0 pagestat --version
 	assert_line -n 0 "pagestat $version"
 }
@@ -530,9 +532,9 @@ make_small_dir() {
 	((dac && !fowner)) && held=cap_dac_read_search
 	((!dac && fowner)) && held=cap_fowner
 	run -0 pagestat -V
-	assert_line -n 2 "capabilities: $held"
+	assert_line -n 4 "capabilities: $held"
 	run -0 setpriv --reuid=65534 --regid=65534 --clear-groups "$PAGESTAT" -V
-	assert_line -n 2 "capabilities: none"
+	assert_line -n 4 "capabilities: none"
 }
 
 # ---- exit 3: output that could not be written -----------------------------

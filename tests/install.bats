@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# make install puts the binary, the man page and the three completions
+# make install puts the binary, the man page, the three completions and
+# the textfile service (its script, configuration, units and rules)
 # where each belongs, and configure's --with-*-completion-dir options
 # move the completions.  Runs make in the build tree of the pagestat
 # under test, and configure in a copy made by `make distdir`.
@@ -15,10 +16,13 @@ setup() {
 	printf 'print-%%:\n\t@printf "%%s\\n" "$($*)"\n' >print.mk
 }
 
-# The value of a variable of the Makefile in DIR, expanded.
+# The value of a variable of the Makefile in DIR, expanded.  Without the
+# MAKEFLAGS of a make above (dh_auto_test's has -w, which prints
+# "Entering directory" on standard output whatever this make is told).
 # usage: make_var DIR NAME
 make_var() {
-	make -s --no-print-directory -C "$1" -f Makefile -f "$BATS_TEST_TMPDIR/print.mk" "print-$2"
+	MAKEFLAGS= MFLAGS= make -s --no-print-directory -C "$1" -f Makefile \
+		-f "$BATS_TEST_TMPDIR/print.mk" "print-$2"
 }
 
 # Every file below DIR, relative to it, sorted.
@@ -26,18 +30,22 @@ files_below() {
 	(cd "$1" && find . -type f | sed 's|^\./||' | sort)
 }
 
-@test "make install DESTDIR: bin, man1, and the completions in bash-completion's, zsh's and fish's directories" {
-	local prefix datadir srcdir bash_dir dest=$BATS_TEST_TMPDIR/dest
+@test "make install DESTDIR: bin, man1, the completions in bash-completion's, zsh's and fish's directories, the textfile service" {
+	local prefix datadir srcdir bash_dir zsh_dir fish_dir sysconfdir libexec unitdir
+	local dest=$BATS_TEST_TMPDIR/dest
 	prefix=$(make_var "$BUILDDIR" prefix)
 	datadir=$(make_var "$BUILDDIR" datadir)
 	srcdir=$(make_var "$BUILDDIR" abs_top_srcdir)
+	sysconfdir=$(make_var "$BUILDDIR" sysconfdir)
+	libexec=$(make_var "$BUILDDIR" pkglibexecdir)
+	unitdir=$(make_var "$BUILDDIR" systemdsystemunitdir)
 	[[ $prefix == /* && $datadir == "$prefix"/* ]] || fail "prefix '$prefix', datadir '$datadir'"
-	# bash-completion's own directory, taken below our datadir
-	bash_dir=$datadir/bash-completion/completions
-	if command -v pkg-config >/dev/null && pkg-config --exists bash-completion; then
-		bash_dir=$(pkg-config --define-variable=prefix="$prefix" \
-			--define-variable=datadir="$datadir" --variable=completionsdir bash-completion)
-	fi
+	[[ $unitdir != no ]] || skip "configured --without-systemdsystemunitdir"
+	# the directories configure chose (its defaults are the next tests'; the
+	# Debian package's build gives its own)
+	bash_dir=$(make_var "$BUILDDIR" bashcompletiondir)
+	zsh_dir=$(make_var "$BUILDDIR" zshcompletiondir)
+	fish_dir=$(make_var "$BUILDDIR" fishcompletiondir)
 
 	run -0 make -s -C "$BUILDDIR" install DESTDIR="$dest"
 	run -0 files_below "$dest"
@@ -45,23 +53,50 @@ files_below() {
 		"${prefix#/}/bin/pagestat" \
 		"${datadir#/}/man/man1/pagestat.1" \
 		"${bash_dir#/}/pagestat" \
-		"${datadir#/}/zsh/site-functions/_pagestat" \
-		"${datadir#/}/fish/vendor_completions.d/pagestat.fish" \
-		"${datadir#/}/pagestat/pagestat.schema.json" | sort)"
+		"${zsh_dir#/}/_pagestat" \
+		"${fish_dir#/}/pagestat.fish" \
+		"${datadir#/}/pagestat/pagestat.schema.json" \
+		"${datadir#/}/pagestat/pagestat.rules.yml" \
+		"${sysconfdir#/}/pagestat/textfile.conf" \
+		"${libexec#/}/textfile" \
+		"${unitdir#/}/pagestat-textfile.service" \
+		"${unitdir#/}/pagestat-textfile.timer" | sort)"
 	cmp "$srcdir/doc/pagestat.schema.json" "$dest$datadir/pagestat/pagestat.schema.json"
 	run -0 "$dest$prefix/bin/pagestat" --version
 	assert_line --index 0 --regexp '^pagestat [0-9]'
 	cmp "$srcdir/doc/pagestat.1" "$dest$datadir/man/man1/pagestat.1"
 	cmp "$srcdir/completions/pagestat" "$dest$bash_dir/pagestat"
-	cmp "$srcdir/completions/_pagestat" "$dest$datadir/zsh/site-functions/_pagestat"
-	cmp "$srcdir/completions/pagestat.fish" "$dest$datadir/fish/vendor_completions.d/pagestat.fish"
+	cmp "$srcdir/completions/_pagestat" "$dest$zsh_dir/_pagestat"
+	cmp "$srcdir/completions/pagestat.fish" "$dest$fish_dir/pagestat.fish"
+	cmp "$srcdir/contrib/prometheus/pagestat.rules.yml" "$dest$datadir/pagestat/pagestat.rules.yml"
+	cmp "$srcdir/contrib/textfile/textfile.conf" "$dest$sysconfdir/pagestat/textfile.conf"
+	cmp "$srcdir/contrib/systemd/pagestat-textfile.timer" "$dest$unitdir/pagestat-textfile.timer"
+	[[ -x $dest$libexec/textfile ]] || fail "$libexec/textfile is not executable"
+	# the installed names, not the source's placeholders
+	run -1 grep -nE '@[a-z]+@' "$dest$libexec/textfile" "$dest$unitdir/pagestat-textfile.service"
+	grep -qx "ExecStart=$libexec/textfile --output=\${TEXTFILE}" "$dest$unitdir/pagestat-textfile.service"
+	grep -qx "pagestat='$prefix/bin/pagestat'" "$dest$libexec/textfile"
 
 	run -0 make -s -C "$BUILDDIR" uninstall DESTDIR="$dest"
 	run -0 files_below "$dest"
 	assert_output ""
 }
 
-@test "configure: --with-*-completion-dir=DIR move them; pkg-config's completionsdir is the default" {
+@test "make install keeps a textfile.conf that is there; uninstall removes it only as shipped" {
+	local sysconfdir dest=$BATS_TEST_TMPDIR/dest
+	sysconfdir=$(make_var "$BUILDDIR" sysconfdir)
+	mkdir -p "$dest$sysconfdir/pagestat"
+	echo /srv/db >"$dest$sysconfdir/pagestat/textfile.conf"
+	run -0 make -s -C "$BUILDDIR" install DESTDIR="$dest"
+	assert_output --partial "textfile.conf exists: left as it is"
+	assert_equal "$(cat "$dest$sysconfdir/pagestat/textfile.conf")" /srv/db
+	run -0 make -s -C "$BUILDDIR" uninstall DESTDIR="$dest"
+	assert_output --partial "textfile.conf was changed: left as it is"
+	run -0 files_below "$dest"
+	assert_output "${sysconfdir#/}/pagestat/textfile.conf"
+}
+
+@test "configure: --with-*-completion-dir=DIR and --with-systemdsystemunitdir=DIR move them; pkg-config's directories are the defaults" {
 	command -v pkg-config >/dev/null || skip "pkg-config is not installed"
 	local src=$BATS_TEST_TMPDIR/src
 	run -0 make -s -C "$BUILDDIR" distdir distdir="$src" top_distdir="$src"
@@ -76,30 +111,56 @@ files_below() {
 		Description: a stand-in for the test
 		Version: 2.11
 	EOF
+	# and a systemd's, whose units are below its root prefix (/)
+	cat >pc/systemd.pc <<-'EOF'
+		prefix=/usr
+		root_prefix=
+		rootprefix=${root_prefix}
+		systemdsystemunitdir=${rootprefix}/lib/systemd/elsewhere
+		Name: systemd
+		Description: a stand-in for the test
+		Version: 252
+	EOF
 	export PKG_CONFIG_PATH=$BATS_TEST_TMPDIR/pc
 	cd "$src"
 
 	# every directory given
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir=/etc/bc \
-		--with-zsh-completion-dir=/zsh/fn --with-fish-completion-dir=/fish/vc
+		--with-zsh-completion-dir=/zsh/fn --with-fish-completion-dir=/fish/vc \
+		--with-systemdsystemunitdir=/units
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/given"
 	run -0 files_below "$BATS_TEST_TMPDIR/given"
 	assert_equal "$output" "$(printf '%s\n' etc/bc/pagestat fish/vc/pagestat.fish \
-		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.schema.json zsh/fn/_pagestat)"
+		opt/ps/etc/pagestat/textfile.conf \
+		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.rules.yml \
+		opt/ps/share/pagestat/pagestat.schema.json \
+		units/pagestat-textfile.service units/pagestat-textfile.timer zsh/fn/_pagestat)"
 
-	# none given: bash-completion's directory below our datadir
+	# none given: bash-completion's and systemd's directories below our prefix
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/default"
 	run -0 files_below "$BATS_TEST_TMPDIR/default"
-	assert_equal "$output" "$(printf '%s\n' opt/ps/share/bash-completion/elsewhere/pagestat \
+	assert_equal "$output" "$(printf '%s\n' opt/ps/etc/pagestat/textfile.conf \
+		opt/ps/lib/systemd/elsewhere/pagestat-textfile.service \
+		opt/ps/lib/systemd/elsewhere/pagestat-textfile.timer \
+		opt/ps/share/bash-completion/elsewhere/pagestat \
 		opt/ps/share/fish/vendor_completions.d/pagestat.fish \
-		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.schema.json \
+		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.rules.yml \
+		opt/ps/share/pagestat/pagestat.schema.json \
 		opt/ps/share/zsh/site-functions/_pagestat)"
 
-	# --with-bash-completion-dir without DIR: pkg-config's directory as it is
-	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir
+	# without DIR: pkg-config's directories as they are
+	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir \
+		--with-systemdsystemunitdir
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/system"
 	assert_file_exists "$BATS_TEST_TMPDIR/system/usr/share/bash-completion/elsewhere/pagestat"
+	assert_file_exists "$BATS_TEST_TMPDIR/system/lib/systemd/elsewhere/pagestat-textfile.timer"
+
+	# --without-systemdsystemunitdir: no unit
+	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --without-systemdsystemunitdir
+	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/none"
+	run -0 find "$BATS_TEST_TMPDIR/none" -name 'pagestat-textfile.*'
+	assert_output ""
 }
 
 @test "configure: libcap and jansson from static archives by default, --disable-static-deps links them shared, --enable-static-deps in" {
