@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The floor: the least a tool must do to total the cached pages of a tree
  * with cachestat(2).  fts walks (physical), every regular file is opened,
  * asked once and closed; the sum of cached pages is printed.  Nothing else:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What each fuzz target provides: libFuzzer's entry point and its name. */
 #ifndef PAGESTAT_FUZZ_H
 #define PAGESTAT_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target "columns": columns_parse, plain and "+LIST", against a
  * reference written from columns.h.  Input: one flags byte, then the
  * list (with flag 0x20, a first list to start from, a NUL, the list). */

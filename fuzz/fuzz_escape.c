@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target "escape": every escaper of escape.h with a round-trip
  * oracle.  The input is a name, any bytes; what each escaper writes is
  * decoded here by a small strict parser and must give the name back. */

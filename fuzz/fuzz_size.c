@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzz target "size": fmt_parse_size against a reference parser written
  * from format.h, and fmt_u64, fmt_human and fmt_percent against __int128
  * arithmetic.  The input is the SIZE string; its first 16 bytes are also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs a fuzz target once per saved input, without libFuzzer, so that
  * `make check` replays the seed corpus and every kept crash with the
  * ordinary compiler (and the sanitizers when configured with them).

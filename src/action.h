@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Acting on the cache (--evict, --warm, --warm-from): each file opened
  * again with the user's own rights, acted on, then measured. */
 #ifndef PAGESTAT_ACTION_H

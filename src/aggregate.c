@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Totals: per-directory subtotals in post-order, and the grand total. */
 #include <config.h>
 

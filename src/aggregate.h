@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Totals: per-directory subtotals in post-order, and the grand total. */
 #ifndef PAGESTAT_AGGREGATE_H
 #define PAGESTAT_AGGREGATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capabilities: what the process holds, and what to say when refused. */
 #include <config.h>
 

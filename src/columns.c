@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one table of columns: help, headers, CSV and JSON keys, and -o. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A hash map of files by (device, inode): open addressing, linear probing. */
 #include <config.h>
 

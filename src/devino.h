@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A hash map of files by (device, inode): each file once, with a number of the caller's. */
 #ifndef PAGESTAT_DEVINO_H
 #define PAGESTAT_DEVINO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Escaping of names for JSON, CSV, Prometheus and terminals; base64 for exact bytes. */
 #ifndef PAGESTAT_ESCAPE_H
 #define PAGESTAT_ESCAPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Numbers for people and for machines: human sizes, percentages, integers. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Numbers for people and for machines: human sizes, percentages, integers. */
 #ifndef PAGESTAT_FORMAT_H
 #define PAGESTAT_FORMAT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Workers (-j): threads probe the files the walk finds, results in walk order. */
 #include <config.h>
 

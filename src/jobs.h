@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Workers (-j): threads probe the files the walk finds, results in walk order. */
 #ifndef PAGESTAT_JOBS_H
 #define PAGESTAT_JOBS_H

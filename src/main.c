@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pagestat: parse the command line, run the inspection, exit with its status. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Messages on standard error: "pagestat: " first, names shown safely. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Messages on standard error: "pagestat: " first, names shown safely. */
 #ifndef PAGESTAT_MSG_H
 #define PAGESTAT_MSG_H

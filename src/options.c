@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line: read by the option table (optable.h), each value
  * checked as it is met, then the options together; the lists read with
  * the user's own rights. */

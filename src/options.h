@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line: getopt_long table, --help, --version, value parsing. */
 #ifndef PAGESTAT_OPTIONS_H
 #define PAGESTAT_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --output-file: a temporary file beside FILE, renamed over it when complete. */
 #include <config.h>
 

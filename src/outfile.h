@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --output-file: the output goes to a temporary file beside FILE and is
  * renamed over FILE only once complete, so a reader never sees half. */
 #ifndef PAGESTAT_OUTFILE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* overlayfs: the backing file of an overlay file, found in the mount's layers. */
 #include <config.h>
 

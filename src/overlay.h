@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* overlayfs: the backing file of an overlay file, found in the mount's layers. */
 #ifndef PAGESTAT_OVERLAY_H
 #define PAGESTAT_OVERLAY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --pid: the regular files processes map or hold open, each inspected once. */
 #ifndef PAGESTAT_PIDFILES_H
 #define PAGESTAT_PIDFILES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One open file -> struct pagecache_stat: cachestat or mincore, ranges,
  * segments, extents, overlayfs's backing files. */
 #ifndef PAGESTAT_PROBE_H

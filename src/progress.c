@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --progress: a one-line meter on a terminal's stderr while a walk runs. */
 #include <config.h>
 

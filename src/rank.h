@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --sort and --top: a sink in front of the output that orders the rows. */
 #ifndef PAGESTAT_RANK_H
 #define PAGESTAT_RANK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What an inspection tells: rows to the sink, failures on stderr too, counted. */
 #include <config.h>
 

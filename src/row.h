@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every sink receives: one file, one directory's subtree, the grand
  * total, or a failure. */
 #ifndef PAGESTAT_ROW_H

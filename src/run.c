@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run the options ask for: one inspection, or -i's samples, and the
  * exit status they make. */
 #include <config.h>

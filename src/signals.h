@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The signals that end a run: how it ends when one comes. */
 #ifndef PAGESTAT_SIGNALS_H
 #define PAGESTAT_SIGNALS_H

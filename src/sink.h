@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output formats behind one small interface: begin, row, end. */
 #ifndef PAGESTAT_SINK_H
 #define PAGESTAT_SINK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CSV (RFC 4180): a header line, then one line per row; exact integers. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* JSON document and ndjson lines, both streamed: one row at a time.  Each
  * row is built in a buffer and written with one call: dozens of small
  * stdio calls per row cost more than the rest of the formatting. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Prometheus text exposition format 0.0.4: one gauge family per counter. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The table for people: aligned columns, human sizes, safe names. */
 #include <config.h>
 

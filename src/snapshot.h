@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --warm-from: a cache snapshot (what pagestat -a -e wrote, JSON or
  * ndjson) read back, checked, and its files' extents warmed. */
 #ifndef PAGESTAT_SNAPSHOT_H

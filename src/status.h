@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The exit statuses of pagestat (pagestat(1), EXIT STATUS): one list. */
 #ifndef PAGESTAT_STATUS_H
 #define PAGESTAT_STATUS_H

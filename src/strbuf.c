@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable byte buffer: sinks build a row in it, then write it at once. */
 #include <config.h>
 

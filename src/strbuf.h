@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable byte buffer: sinks build a row in it, then write it at once. */
 #ifndef PAGESTAT_STRBUF_H
 #define PAGESTAT_STRBUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --system: every mounted file system that holds file pages, each once;
  * the files deleted but still open, summed in a row of their own; the
  * block devices' buffer cache. */

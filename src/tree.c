@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The directory walk: getdents64 a buffer at a time, a descriptor per directory it is in. */
 #include <config.h>
 

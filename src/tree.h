@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A streaming directory walk in the manner of fts(3), in constant memory per directory. */
 #ifndef PAGESTAT_TREE_H
 #define PAGESTAT_TREE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files a user names (lists, --output-file, the files of an action):
  * opened, written and renamed with the user's own rights. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The walk: tree over the operands, one switch on what it finds, rows out. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The walk: tree.c over the operands, one switch on what it finds, rows out. */
 #ifndef PAGESTAT_WALK_H
 #define PAGESTAT_WALK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* -i and --count: samples at a steady rate, each with its time, and the
  * change in cached pages of each row since the sample before. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation that cannot fail: running out of memory ends the run. */
 #ifndef PAGESTAT_XALLOC_H
 #define PAGESTAT_XALLOC_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The actions on the running kernel: --evict, --warm, --rate and
 # --warm-from.  What pagestat says it did (the rows, dropped and read) is
 # compared with what cachestat says afterwards (pcarrange), or with a

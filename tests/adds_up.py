@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Says what does not hold together in the output of
 `pagestat -a --format=FORMAT OPERAND` (one operand, a directory): the
 document must parse, its file rows must add up to the operand's row and

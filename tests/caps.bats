@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Least privilege: before opening any file pagestat keeps only
 # CAP_DAC_READ_SEARCH and CAP_FOWNER (where held) and sets no_new_privs;
 # a copy given those two with setcap inspects what nobody alone may not.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The command line: every option's effect, its bad input, exit statuses,
 # --help and --version, units in the table.
 

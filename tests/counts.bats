@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Exact counts against states arranged on the running kernel.
 
 load test_helper

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The man page and the bash, zsh and fish completions cover every option
 # and column that --help lists, so that adding one to the code alone fails:
 # the bash and fish completions are run and must offer every option, column,
@@ -310,4 +311,23 @@ assert_offers() {
 		run cat calls
 		assert_line --regexp '^sudo apt-get install'
 	fi
+}
+
+@test "every source, script and test file opens with its SPDX-License-Identifier: MIT line; COPYING holds the MIT text" {
+	local f missing=
+	grep -q '^Permission is hereby granted, free of charge' "$top/COPYING" ||
+		fail "COPYING does not hold the MIT text"
+	# what the tarball and the clone both hold: C, shell, bats, Python,
+	# the build and the man page (the first lines, after a #! line)
+	while IFS= read -r -d '' f; do
+		head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || missing+=" ${f#"$top"/}"
+	done < <(find "$top/src" "$top/tests" "$top/fuzz" "$top/bench" "$top/contrib" \
+		\( -name '*.c' -o -name '*.h' -o -name '*.bats' -o -name '*.bash' -o -name '*.py' \
+		-o -name '*.yml' -o -name '*.in' \) -type f -print0 2>/dev/null)
+	for f in configure.ac Makefile.am quickstart .ci/run doc/pagestat.1 tests/run-bats \
+		tests/valgrind bench/run bench/gen; do
+		[[ -e $top/$f ]] || continue
+		head -n 3 "$top/$f" | grep -q 'SPDX-License-Identifier: MIT' || missing+=" $f"
+	done
+	assert_equal "without an SPDX line:$missing" "without an SPDX line:"
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The four formats (table, CSV, JSON, ndjson) on one arranged tree:
 #   full   8 pages, all cached        gone   6 pages, none cached
 #   dirty  5 pages, cached and dirty  part  10 pages, pages 2..4 cached

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # make install puts the binary, the man page, the three completions and
 # the textfile service (its script, configuration, units and rules)
 # where each belongs, and configure's --with-*-completion-dir options

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # -j/--jobs: worker threads probe the files while the walk goes on; everything
 # pagestat writes (rows in every format, directory totals, hard-link
 # dedup, errors on stderr, exit status) is what -j 1 writes, byte for byte.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The page cache as the running kernel really keeps it, each state made on
 # purpose and compared with what pagestat reports: pages evicted by reclaim
 # in a memory cgroup, tmpfs, hugetlbfs, overlayfs, dirty pages written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: run a command inside a Landlock domain of its own.
  *
  *   landlocked CMD [ARG]...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Memory stays bounded: the walk and the streamed output do not grow with
 # the number of files, and mincore's bitmap does not grow with file size.
 # The peak RSS of pagestat itself is measured (pcarrange maxrss runs it as

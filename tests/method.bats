@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --method: cachestat by default on this kernel; mincore knows cached pages
 # only (the rest unknown, never 0) and must agree with cachestat on them;
 # the fallback when cachestat is filtered; refusal instead of the made-up

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Hostile file names: newlines, bytes that are not UTF-8, terminal escapes,
 # tabs, quotes, commas, backslashes, leading dashes, 255-byte names.  No
 # format may lose a byte, and the table and stderr must stay one line per

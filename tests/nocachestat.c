@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: run a command where cachestat(2) fails, as on a kernel
  * older than 6.5 (ENOSYS) or under a container's seccomp profile (EPERM).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --output-file=FILE: the output goes to .FILE.XXXXXX beside FILE and is
 # renamed over FILE only once complete; on failure FILE is left alone.
 #   full   8 pages, all cached   gone   6 pages, none cached

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # overlayfs, as container roots use it: a file seen through the overlay is
 # measured in its backing file, found in the upper or a lower layer, and
 # where that file cannot be found the overlay file is measured with

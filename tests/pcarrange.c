@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: arranges exact page-cache states on the running kernel and
  * reads them back, so that the tests can compare pagestat with the truth.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --pid: the regular files a process maps or holds open, each once, with
 # exact cached pages; processes that vanish or cannot be read.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # A setcap pagestat (cap_dac_read_search,cap_fowner+ep) run by nobody:
 # its capabilities serve the inspection only.  For every option that
 # names a path, it reads nothing and changes nothing that nobody could

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --format=prometheus, read back with the Prometheus client's own parser
 # (Debian's python3-prometheus-client), on an arranged tree:
 #   full   8 pages, all cached        gone   6 pages, none cached

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inspect_at() against a file changed between the walk's stat and the
  * open: replaced by a symbolic link, a FIFO, another file or a directory;
  * truncated or grown; and truncated and grown while it is measured.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --offset and --length, -S/--segments and -e/--extents: exact figures for
 # ranges, parts and extents of files arranged on the running kernel, in
 # JSON, CSV and the table; a 2 TiB sparse file; a block device; mincore

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Robustness (issue 5): trees that are deep, wide, cyclic or changing
 # under the walk, and output that cannot be written, in every format.
 # The long run against a tree changing without pause is

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # doc/pagestat.schema.json: the JSON Schema of -J and ndjson.  The other
 # suites keep every JSON output they look at (test_helper's jq); this one
 # runs after them (Makefile.am) and checks each against the schema, then

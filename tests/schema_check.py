@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Validate pagestat's JSON and ndjson output against doc/pagestat.schema.json.
 
 usage: schema_check.py SCHEMA FILE...

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Which rows there are: --exclude, --exclude-from, --files0-from, and the
 # bad values of each.  Their order (-s/--sort, --reverse, --top):
 # sort.bats.

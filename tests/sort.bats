@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Which rows come in which order: -s/--sort and --reverse, --top, and the
 # bad values of each.  Which rows there are (--exclude, --exclude-from,
 # --files0-from): select.bats.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Start-up: a run on one file, the commonest use in scripts, does only the
 # work it needs (strace shows what it asks of the kernel): cachestat is
 # asked of no descriptor, no scratch file is made, the locale is read only

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --system: the whole machine's page cache, on the real kernel.  Each run
 # walks every file system here (hundreds of thousands of files): the
 # tests make few runs, and find what they arranged among the top rows by

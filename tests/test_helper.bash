@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by every suite: libraries, the binary under test, arrangements.
 # shellcheck shell=bash
 

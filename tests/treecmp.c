@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Walks each operand with glibc's fts(3) and with src/tree.c, and fails
  * unless both give the same entries, in the same order, with the same
  * cases, errors and inodes: tree.c stands in for fts and must keep its

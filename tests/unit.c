@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C unit tests of the pure modules: one suite per module, one count of
  * checks and failures; exit 1 when any check failed. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the C unit tests share: counting checks and reporting failures. */
 #ifndef PAGESTAT_TESTS_UNIT_H
 #define PAGESTAT_TESTS_UNIT_H

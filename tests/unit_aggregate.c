@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of aggregate.c: subtotals in post-order, the grand total, and
  * which counters stay known. */
 #include <config.h>

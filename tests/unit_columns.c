@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of columns.c: -o lists, name lookup, the default columns and
  * where -i puts DELTA. */
 #include <config.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of escape.c: JSON, Prometheus, CSV, base64 and terminal escaping. */
 #include <config.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of format.c: human sizes, percentages, integers, size parsing. */
 #include <config.h>
 

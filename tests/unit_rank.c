@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of rank.c (--sort, --top) through a sink that records what
  * reaches it: the order, ties in walk order, --reverse, failed rows and
  * directory rows, and the bounded heap against a plain reference. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of strbuf.c: appending, growing, writing out and failing to. */
 #include <config.h>
 

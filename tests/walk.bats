@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The walk: which rows exist and what each directory row totals; hard
 # links; symbolic links and cycles; FIFOs, sockets and devices; directories
 # and files the user may not inspect; -x; block devices.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Scripts and watching: --expect-cached (exit 4), -i/--interval and
 # --count (repeated samples with a time and the change in cached pages).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cachestat(2) definitions for C libraries and kernel headers that lack them. */
 #ifndef PAGESTAT_COMPAT_CACHESTAT_H
 #define PAGESTAT_COMPAT_CACHESTAT_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Stress (make check-stress, not make check): 80 runs of pagestat over a
 # tree that another process changes without pause.  Each run must end,
 # exit 0 or 1, and print output that holds together.  robust.bats has
