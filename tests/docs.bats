@@ -9,6 +9,9 @@ load test_helper
 
 setup() {
 	top=$BATS_TEST_DIRNAME/..
+	# the completions are made in the build tree (src/mkcompletions)
+	build=${PAGESTAT_BUILDDIR:-${PAGESTAT%/src/pagestat}}
+	comp=$build/completions
 }
 
 teardown() {
@@ -56,7 +59,7 @@ sort_keys() {
 # completion falls back on COMP_WORDS and compgen.
 bash_complete() {
 	# shellcheck disable=SC1091
-	source "$top/completions/pagestat"
+	source "$comp/pagestat"
 	COMP_WORDS=("$@")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMP_LINE="${COMP_WORDS[*]}"
@@ -68,7 +71,7 @@ bash_complete() {
 
 # fish's own completions for a command line (complete -C), names only.
 fish_complete() {
-	fish --no-config -c "source '$top/completions/pagestat.fish'; complete -C '$1'" | cut -f1
+	fish --no-config -c "source '$comp/pagestat.fish'; complete -C '$1'" | cut -f1
 }
 
 require_fish() {
@@ -124,12 +127,12 @@ assert_offers() {
 	for file in pagestat _pagestat pagestat.fish; do
 		for opt in $(help_long_options); do
 			case $file in
-			*.fish) grep -qE -- "-l ${opt#--}( |$)" "$top/completions/$file" ;;
-			*) grep -qF -- "$opt" "$top/completions/$file" ;;
+			*.fish) grep -qE -- "-l ${opt#--}( |$)" "$comp/$file" ;;
+			*) grep -qF -- "$opt" "$comp/$file" ;;
 			esac || missing+=" $file:$opt"
 		done
 		for col in $(help_columns); do
-			grep -qw -- "$col" "$top/completions/$file" || missing+=" $file:column:$col"
+			grep -qw -- "$col" "$comp/$file" || missing+=" $file:column:$col"
 		done
 	done
 	assert_equal "missing from the completions:${missing}" "missing from the completions:"
@@ -143,7 +146,7 @@ assert_offers() {
 
 @test "the bash completion completes options, values and columns when sourced" {
 	# shellcheck disable=SC1091
-	source "$top/completions/pagestat"
+	source "$comp/pagestat"
 	complete_words() {
 		COMP_WORDS=("$@")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
@@ -223,11 +226,11 @@ assert_offers() {
 @test "zsh offers every --format and --method value that --help lists" {
 	local value missing=
 	for value in $(help_values --format); do
-		grep -qE -- "--format=\[.*[(' ]${value}\\\\:" "$top/completions/_pagestat" ||
+		grep -qE -- "--format=\[.*[(' ]${value}\\\\:" "$comp/_pagestat" ||
 			missing+=" --format=$value"
 	done
 	for value in $(help_values --method); do
-		grep -qE -- "--method=\[.*[(' ]${value}\\\\:" "$top/completions/_pagestat" ||
+		grep -qE -- "--method=\[.*[(' ]${value}\\\\:" "$comp/_pagestat" ||
 			missing+=" --method=$value"
 	done
 	assert_equal "missing from _pagestat:${missing}" "missing from _pagestat:"
@@ -235,10 +238,10 @@ assert_offers() {
 
 @test "zsh and fish read their completion files without a syntax error" {
 	command -v zsh >/dev/null || skip "zsh is not installed (apt-get install zsh)"
-	run -0 zsh -n "$top/completions/_pagestat"
+	run -0 zsh -n "$comp/_pagestat"
 	assert_output ""
 	require_fish
-	run -0 fish --no-config -n "$top/completions/pagestat.fish"
+	run -0 fish --no-config -n "$comp/pagestat.fish"
 	assert_output ""
 }
 

@@ -52,9 +52,10 @@ files_below() {
 	run -0 "$dest$prefix/bin/pagestat" --version
 	assert_line --index 0 --regexp '^pagestat [0-9]'
 	cmp "$srcdir/doc/pagestat.1" "$dest$datadir/man/man1/pagestat.1"
-	cmp "$srcdir/completions/pagestat" "$dest$bash_dir/pagestat"
-	cmp "$srcdir/completions/_pagestat" "$dest$datadir/zsh/site-functions/_pagestat"
-	cmp "$srcdir/completions/pagestat.fish" "$dest$datadir/fish/vendor_completions.d/pagestat.fish"
+	# the completions as src/mkcompletions made them in the build tree
+	cmp "$BUILDDIR/completions/pagestat" "$dest$bash_dir/pagestat"
+	cmp "$BUILDDIR/completions/_pagestat" "$dest$datadir/zsh/site-functions/_pagestat"
+	cmp "$BUILDDIR/completions/pagestat.fish" "$dest$datadir/fish/vendor_completions.d/pagestat.fish"
 
 	run -0 make -s -C "$BUILDDIR" uninstall DESTDIR="$dest"
 	run -0 files_below "$dest"
