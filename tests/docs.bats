@@ -122,6 +122,86 @@ assert_offers() {
 	assert_equal "missing from the man page:${missing}" "missing from the man page:"
 }
 
+# The OPTIONS of the man page, an entry a line: its head ("-d, --max-depth=N"),
+# a tab, its paragraph; plain text of the groff source (each macro line's
+# words, fonts and the escapes the page uses undone).
+man_options() {
+	awk '
+	function unescape(s) {
+		gsub(/\\f[BIRP]/, "", s); gsub(/\\-/, "-", s); gsub(/\\&/, "", s)
+		gsub(/\\\(aq/, "\047", s); gsub(/\\\(dq/, "\"", s); gsub(/\\\(ha/, "^", s)
+		gsub(/\\\(mu/, "x", s)
+		return s
+	}
+	# .B and .I join their words with a space, .BR and the like without
+	function macro_text(line,   name, rest, n, i, c, w, words, inword, quoted, out) {
+		name = line; sub(/[ \t].*/, "", name)
+		if (name !~ /^\.(B|I|BR|RB|IR|RI|BI|IB)$/)
+			return ""
+		rest = substr(line, length(name) + 1)
+		n = 0; w = ""; inword = 0; quoted = 0
+		for (i = 1; i <= length(rest); i++) {
+			c = substr(rest, i, 1)
+			if (c == "\"") { quoted = !quoted; inword = 1; continue }
+			if ((c == " " || c == "\t") && !quoted) {
+				if (inword) { words[++n] = w; w = ""; inword = 0 }
+				continue
+			}
+			w = w c; inword = 1
+		}
+		if (inword) words[++n] = w
+		out = ""
+		for (i = 1; i <= n; i++)
+			out = out (i > 1 && name ~ /^\.[BI]$/ ? " " : "") words[i]
+		return out
+	}
+	function flush() { if (have) print head "\t" para; have = 0 }
+	/^\.SH / { flush(); in_options = $0 ~ /^\.SH OPTIONS/; next }
+	!in_options || /^\.\\"/ { next }
+	/^\.TP/ { flush(); want_head = 1; next }
+	/^\.(SS|PP)/ { flush(); next }
+	{
+		text = unescape(/^\./ ? macro_text($0) : $0)
+		if (want_head) { head = text; want_head = 0; have = 1; para = ""; next }
+		if (have) para = para " " text
+	}
+	END { flush() }' "$top/doc/pagestat.1"
+}
+
+@test "the man page's OPTIONS head each option as the table names it, and state its limits" {
+	local -A paragraph=()
+	local head text limit missing= unknown= unsaid=
+	while IFS=$'\t' read -r head text; do
+		paragraph[$head]=$(tr -s ' ' <<<"$text")
+	done < <(man_options)
+	[[ ${#paragraph[@]} -ge 40 ]] || fail "only ${#paragraph[@]} entries read in OPTIONS"
+	# each line: "-d, --max-depth=N", then a tab before each thing the
+	# paragraph must say ("from 0 to 2147483647", or a name a value may be)
+	run -0 "$build/src/mkcompletions" options
+	local -a fields
+	local -A listed=()
+	while IFS=$'\t' read -r -a fields; do
+		head=${fields[0]}
+		listed[$head]=1
+		if [[ -z ${paragraph[$head]+set} ]]; then
+			missing+=" '$head'"
+			continue
+		fi
+		for limit in "${fields[@]:1}"; do
+			grep -qwF -- "$limit" <<<"${paragraph[$head]}" ||
+				unsaid+=" '$head': '$limit';"
+		done
+	done <<<"$output"
+	for head in "${!paragraph[@]}"; do
+		[[ -n ${listed[$head]+set} ]] || unknown+=" '$head'"
+	done
+	local problems=
+	[[ -z $missing ]] || problems+=" the table's, not in OPTIONS:$missing."
+	[[ -z $unknown ]] || problems+=" in OPTIONS, not the table's:$unknown."
+	[[ -z $unsaid ]] || problems+=" limits the paragraph does not state:$unsaid"
+	assert_equal "OPTIONS against the table:${problems}" "OPTIONS against the table:"
+}
+
 @test "the bash, zsh and fish completions offer every long option and column" {
 	local file opt col missing=
 	for file in pagestat _pagestat pagestat.fish; do
