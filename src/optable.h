@@ -111,6 +111,9 @@ struct opt_spec {
 	/* the completions' one line */
 	const char *brief;
 	enum opt_kind kind;
+	/* the field the value goes to; an OK_CUSTOM entry may name one its
+	 * parse sets that other entries set too (the completions take the
+	 * entries of one field as excluding each other: the last one wins) */
 	enum opt_store store;
 	bool in_state;         /* offset is into struct options_state */
 	size_t offset;
@@ -127,6 +130,10 @@ struct opt_spec {
 	enum opt_complete complete;
 	const char *hint;      /* what the value is, for the completions */
 	bool repeats;          /* may be given more than once, each counting */
+	/* names the files itself (a list, processes, the machine, a snapshot):
+	 * no FILE operand, nor another such option (check_combinations says
+	 * so; the completions offer neither after it) */
+	bool names_files;
 };
 
 extern const struct opt_spec option_table[];

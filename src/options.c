@@ -388,14 +388,14 @@ const struct opt_spec option_table[] = {
 	  "(- reads standard input) instead of FILE operands",
 	  "inspect the NUL-separated names in FILE instead of operands",
 	  OK_TEXT, STORE_TEXT, IN_STATE(files0_from), .complete = COMPLETE_FILE,
-	  .hint = "file of NUL-separated names (- for standard input)" },
+	  .hint = "file of NUL-separated names (- for standard input)", .names_files = true },
 	{ OPT_PID, "pid", ARG_REQUIRED, "PID", GROUP_WALK,
 	  "inspect the regular files process PID maps or\n"
 	  "holds open, a row each (may be repeated), instead\n"
 	  "of FILE operands",
 	  "inspect the files process PID maps or holds open",
 	  OK_CUSTOM, .parse = parse_pid, .complete = COMPLETE_PID, .hint = "process ID",
-	  .repeats = true },
+	  .repeats = true, .names_files = true },
 	{ OPT_SYSTEM, "system", ARG_NONE, NULL, GROUP_WALK,
 	  "what fills this machine's page cache: every file\n"
 	  "system once, files deleted but open, block\n"
@@ -403,7 +403,7 @@ const struct opt_spec option_table[] = {
 	  "system, and the share of the kernel's Cached and\n"
 	  "Buffers found",
 	  "what fills the whole machine's page cache",
-	  OK_SET, STORE_BOOL, .offset = IN(system), .value = 1 },
+	  OK_SET, STORE_BOOL, .offset = IN(system), .value = 1, .names_files = true },
 	{ OPT_METHOD, "method", ARG_REQUIRED, "METHOD", GROUP_WALK,
 	  "auto (default), cachestat or mincore",
 	  "how to ask the kernel",
@@ -455,7 +455,9 @@ const struct opt_spec option_table[] = {
 	  "columns to show, comma-separated, in that order;\n"
 	  "+LIST adds to the default columns",
 	  "columns to show, comma-separated (+LIST adds to the defaults)",
-	  OK_CUSTOM, .parse = parse_output, .complete = COMPLETE_COLUMNS, .hint = "column list" },
+	  OK_CUSTOM, .parse = parse_output, .complete = COMPLETE_COLUMNS, .hint = "column list",
+	  /* it clears --output-all's field: the last one wins */
+	  .store = STORE_BOOL, IN_STATE(output_all) },
 	{ OPT_OUTPUT_ALL, "output-all", ARG_NONE, NULL, GROUP_OUTPUT,
 	  "show every column",
 	  "show every column",
@@ -527,7 +529,7 @@ const struct opt_spec option_table[] = {
 	  "pagestat -a -e wrote as JSON or ndjson",
 	  "read the extents a snapshot lists back into the cache",
 	  OK_TEXT, STORE_TEXT, .offset = IN(warm_from), .complete = COMPLETE_FILE,
-	  .hint = "snapshot (pagestat -a -e output, - for standard input)" },
+	  .hint = "snapshot (pagestat -a -e output, - for standard input)", .names_files = true },
 	{ OPT_RATE, "rate", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
 	  "with a warm: read at most SIZE bytes a second",
 	  "with a warm: read at most SIZE bytes a second",

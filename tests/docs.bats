@@ -10,6 +10,9 @@ load test_helper
 
 setup() {
 	top=$BATS_TEST_DIRNAME/..
+	# the completions are made in the build tree (src/mkcompletions)
+	build=${PAGESTAT_BUILDDIR:-${PAGESTAT%/src/pagestat}}
+	comp=$build/completions
 }
 
 teardown() {
@@ -57,7 +60,7 @@ sort_keys() {
 # completion falls back on COMP_WORDS and compgen.
 bash_complete() {
 	# shellcheck disable=SC1091
-	source "$top/completions/pagestat"
+	source "$comp/pagestat"
 	COMP_WORDS=("$@")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMP_LINE="${COMP_WORDS[*]}"
@@ -69,7 +72,7 @@ bash_complete() {
 
 # fish's own completions for a command line (complete -C), names only.
 fish_complete() {
-	fish --no-config -c "source '$top/completions/pagestat.fish'; complete -C '$1'" | cut -f1
+	fish --no-config -c "source '$comp/pagestat.fish'; complete -C '$1'" | cut -f1
 }
 
 require_fish() {
@@ -120,17 +123,97 @@ assert_offers() {
 	assert_equal "missing from the man page:${missing}" "missing from the man page:"
 }
 
+# The OPTIONS of the man page, an entry a line: its head ("-d, --max-depth=N"),
+# a tab, its paragraph; plain text of the groff source (each macro line's
+# words, fonts and the escapes the page uses undone).
+man_options() {
+	awk '
+	function unescape(s) {
+		gsub(/\\f[BIRP]/, "", s); gsub(/\\-/, "-", s); gsub(/\\&/, "", s)
+		gsub(/\\\(aq/, "\047", s); gsub(/\\\(dq/, "\"", s); gsub(/\\\(ha/, "^", s)
+		gsub(/\\\(mu/, "x", s)
+		return s
+	}
+	# .B and .I join their words with a space, .BR and the like without
+	function macro_text(line,   name, rest, n, i, c, w, words, inword, quoted, out) {
+		name = line; sub(/[ \t].*/, "", name)
+		if (name !~ /^\.(B|I|BR|RB|IR|RI|BI|IB)$/)
+			return ""
+		rest = substr(line, length(name) + 1)
+		n = 0; w = ""; inword = 0; quoted = 0
+		for (i = 1; i <= length(rest); i++) {
+			c = substr(rest, i, 1)
+			if (c == "\"") { quoted = !quoted; inword = 1; continue }
+			if ((c == " " || c == "\t") && !quoted) {
+				if (inword) { words[++n] = w; w = ""; inword = 0 }
+				continue
+			}
+			w = w c; inword = 1
+		}
+		if (inword) words[++n] = w
+		out = ""
+		for (i = 1; i <= n; i++)
+			out = out (i > 1 && name ~ /^\.[BI]$/ ? " " : "") words[i]
+		return out
+	}
+	function flush() { if (have) print head "\t" para; have = 0 }
+	/^\.SH / { flush(); in_options = $0 ~ /^\.SH OPTIONS/; next }
+	!in_options || /^\.\\"/ { next }
+	/^\.TP/ { flush(); want_head = 1; next }
+	/^\.(SS|PP)/ { flush(); next }
+	{
+		text = unescape(/^\./ ? macro_text($0) : $0)
+		if (want_head) { head = text; want_head = 0; have = 1; para = ""; next }
+		if (have) para = para " " text
+	}
+	END { flush() }' "$top/doc/pagestat.1"
+}
+
+@test "the man page's OPTIONS head each option as the table names it, and state its limits" {
+	local -A paragraph=()
+	local head text limit missing= unknown= unsaid=
+	while IFS=$'\t' read -r head text; do
+		paragraph[$head]=$(tr -s ' ' <<<"$text")
+	done < <(man_options)
+	[[ ${#paragraph[@]} -ge 40 ]] || fail "only ${#paragraph[@]} entries read in OPTIONS"
+	# each line: "-d, --max-depth=N", then a tab before each thing the
+	# paragraph must say ("from 0 to 2147483647", or a name a value may be)
+	run -0 "$build/src/mkcompletions" options
+	local -a fields
+	local -A listed=()
+	while IFS=$'\t' read -r -a fields; do
+		head=${fields[0]}
+		listed[$head]=1
+		if [[ -z ${paragraph[$head]+set} ]]; then
+			missing+=" '$head'"
+			continue
+		fi
+		for limit in "${fields[@]:1}"; do
+			grep -qwF -- "$limit" <<<"${paragraph[$head]}" ||
+				unsaid+=" '$head': '$limit';"
+		done
+	done <<<"$output"
+	for head in "${!paragraph[@]}"; do
+		[[ -n ${listed[$head]+set} ]] || unknown+=" '$head'"
+	done
+	local problems=
+	[[ -z $missing ]] || problems+=" the table's, not in OPTIONS:$missing."
+	[[ -z $unknown ]] || problems+=" in OPTIONS, not the table's:$unknown."
+	[[ -z $unsaid ]] || problems+=" limits the paragraph does not state:$unsaid"
+	assert_equal "OPTIONS against the table:${problems}" "OPTIONS against the table:"
+}
+
 @test "the bash, zsh and fish completions offer every long option and column" {
 	local file opt col missing=
 	for file in pagestat _pagestat pagestat.fish; do
 		for opt in $(help_long_options); do
 			case $file in
-			*.fish) grep -qE -- "-l ${opt#--}( |$)" "$top/completions/$file" ;;
-			*) grep -qF -- "$opt" "$top/completions/$file" ;;
+			*.fish) grep -qE -- "-l ${opt#--}( |$)" "$comp/$file" ;;
+			*) grep -qF -- "$opt" "$comp/$file" ;;
 			esac || missing+=" $file:$opt"
 		done
 		for col in $(help_columns); do
-			grep -qw -- "$col" "$top/completions/$file" || missing+=" $file:column:$col"
+			grep -qw -- "$col" "$comp/$file" || missing+=" $file:column:$col"
 		done
 	done
 	assert_equal "missing from the completions:${missing}" "missing from the completions:"
@@ -144,7 +227,7 @@ assert_offers() {
 
 @test "the bash completion completes options, values and columns when sourced" {
 	# shellcheck disable=SC1091
-	source "$top/completions/pagestat"
+	source "$comp/pagestat"
 	complete_words() {
 		COMP_WORDS=("$@")
 		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
@@ -224,11 +307,11 @@ assert_offers() {
 @test "zsh offers every --format and --method value that --help lists" {
 	local value missing=
 	for value in $(help_values --format); do
-		grep -qE -- "--format=\[.*[(' ]${value}\\\\:" "$top/completions/_pagestat" ||
+		grep -qE -- "--format=\[.*[(' ]${value}\\\\:" "$comp/_pagestat" ||
 			missing+=" --format=$value"
 	done
 	for value in $(help_values --method); do
-		grep -qE -- "--method=\[.*[(' ]${value}\\\\:" "$top/completions/_pagestat" ||
+		grep -qE -- "--method=\[.*[(' ]${value}\\\\:" "$comp/_pagestat" ||
 			missing+=" --method=$value"
 	done
 	assert_equal "missing from _pagestat:${missing}" "missing from _pagestat:"
@@ -236,10 +319,10 @@ assert_offers() {
 
 @test "zsh and fish read their completion files without a syntax error" {
 	command -v zsh >/dev/null || skip "zsh is not installed (apt-get install zsh)"
-	run -0 zsh -n "$top/completions/_pagestat"
+	run -0 zsh -n "$comp/_pagestat"
 	assert_output ""
 	require_fish
-	run -0 fish --no-config -n "$top/completions/pagestat.fish"
+	run -0 fish --no-config -n "$comp/pagestat.fish"
 	assert_output ""
 }
 

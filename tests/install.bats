@@ -66,9 +66,10 @@ files_below() {
 	run -0 "$dest$prefix/bin/pagestat" --version
 	assert_line --index 0 --regexp '^pagestat [0-9]'
 	cmp "$srcdir/doc/pagestat.1" "$dest$datadir/man/man1/pagestat.1"
-	cmp "$srcdir/completions/pagestat" "$dest$bash_dir/pagestat"
-	cmp "$srcdir/completions/_pagestat" "$dest$zsh_dir/_pagestat"
-	cmp "$srcdir/completions/pagestat.fish" "$dest$fish_dir/pagestat.fish"
+	# the completions as src/mkcompletions made them in the build tree
+	cmp "$BUILDDIR/completions/pagestat" "$dest$bash_dir/pagestat"
+	cmp "$BUILDDIR/completions/_pagestat" "$dest$zsh_dir/_pagestat"
+	cmp "$BUILDDIR/completions/pagestat.fish" "$dest$fish_dir/pagestat.fish"
 	cmp "$srcdir/contrib/prometheus/pagestat.rules.yml" "$dest$datadir/pagestat/pagestat.rules.yml"
 	cmp "$srcdir/contrib/textfile/textfile.conf" "$dest$sysconfdir/pagestat/textfile.conf"
 	cmp "$srcdir/contrib/systemd/pagestat-textfile.timer" "$dest$unitdir/pagestat-textfile.timer"
