@@ -405,6 +405,7 @@ man_options() {
 	while IFS= read -r -d '' f; do
 		head -n 3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || missing+=" ${f#"$top"/}"
 	done < <(find "$top/src" "$top/tests" "$top/fuzz" "$top/bench" "$top/contrib" \
+		"$top/completions" -path "$top/tests/tmp" -prune -o \
 		\( -name '*.c' -o -name '*.h' -o -name '*.bats' -o -name '*.bash' -o -name '*.py' \
 		-o -name '*.yml' -o -name '*.in' \) -type f -print0 2>/dev/null)
 	for f in configure.ac Makefile.am quickstart .ci/run doc/pagestat.1 tests/run-bats \
