@@ -168,11 +168,10 @@ static void add_exclude(struct options *opts, const char *glob)
 
 static const char *parse_sort(const char *arg, struct options *opts, struct options_state *st)
 {
-	static char expected[COL_COUNT * 24 + 16];
-
 	(void)st;
 	int col = column_lookup(arg, strlen(arg));
 	if (col < 0 || columns[col].unsortable) {
+		static char expected[COL_COUNT * 24 + 16];
 		snprintf(expected, sizeof expected, "one of %s", columns_names(true));
 		return expected;
 	}
@@ -601,7 +600,7 @@ static const char *take_value(const struct opt_spec *o, const char *arg, struct 
 	case OK_GIVEN:
 		return NULL;
 	case OK_WHOLE:
-		if (!parse_count(arg, &count) || count < o->min || count > o->max)
+		if (!parse_count(arg, &count) || (double)count < o->min || (double)count > o->max)
 			return expected_text(o);
 		whole = count;
 		break;

@@ -152,7 +152,7 @@ static void sift_down(struct rank *r, size_t i)
 
 static void append(struct kept ***v, size_t *n, size_t *cap, struct kept *k)
 {
-	XGROW(*v, *cap, *n + 1);
+	*v = xgrow(*v, cap, *n + 1, sizeof **v);
 	(*v)[(*n)++] = k;
 }
 
