@@ -407,7 +407,7 @@ static void zsh_spec(const struct opt_spec *o)
 	else
 		printf("--%s%s", o->long_name, long_tail);
 	putchar('[');
-	put_escaped(o->brief, "[]\\", SHELL_ZSH);
+	put_escaped(opt_brief(o), "[]\\", SHELL_ZSH);
 	putchar(']');
 	if (o->arg != ARG_NONE) {
 		fputs(o->arg == ARG_OPTIONAL ? "::" : ":", stdout);
@@ -525,11 +525,11 @@ static void fish_optional(const struct opt_spec *o)
 	printf("complete -c pagestat -l %s%s", o->long_name,
 	       o->complete == COMPLETE_FILE ? "" : " -f");
 	fish_values(o);
-	fish_description(o->brief);
+	fish_description(opt_brief(o));
 	if (!has_short(o))
 		return;
 	printf("\ncomplete -c pagestat -s %c", o->key);
-	fish_description(o->brief);
+	fish_description(opt_brief(o));
 	printf("\ncomplete -c pagestat -s %c -r%s", o->key,
 	       o->complete == COMPLETE_FILE ? "" : " -f");
 	fish_values(o);
@@ -569,7 +569,7 @@ static void fish_completes(void)
 			fputs(o->complete == COMPLETE_FILE ? " -r" : " -x", stdout);
 		fish_condition(o);
 		fish_values(o);
-		fish_description(o->brief);
+		fish_description(opt_brief(o));
 	}
 }
 

@@ -111,7 +111,7 @@ struct opt_spec {
 	enum opt_group group;
 	/* --help: its lines, the first beside the names, "\n" between */
 	const char *help;
-	/* the completions' one line */
+	/* the completions' one line; NULL: the help, which is one line */
 	const char *brief;
 	enum opt_kind kind;
 	/* the field the value goes to; an OK_CUSTOM entry may name one its
@@ -162,5 +162,11 @@ extern const size_t rule_count;
 
 /* The entry of a key (getopt's val); NULL when none has it. */
 const struct opt_spec *opt_by_key(int key);
+
+/* What the completions say of an option: its brief, else its help. */
+static inline const char *opt_brief(const struct opt_spec *o)
+{
+	return o->brief ? o->brief : o->help;
+}
 
 #endif
