@@ -290,6 +290,7 @@ const char *row_type_name(enum row_type type)
 		[ROW_DIRECTORY] = "directory",
 		[ROW_BLOCKDEV] = "blockdev",
 		[ROW_FILESYSTEM] = "filesystem",
+		[ROW_CGROUP] = "cgroup",
 		[ROW_TOTAL] = "total",
 		[ROW_UNKNOWN] = "unknown",
 	};

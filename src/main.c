@@ -63,7 +63,7 @@ static bool start(void)
 }
 
 /* Once the options are read: the capabilities down to what this run
- * needs (CAP_SYS_PTRACE for --pid and --system only). */
+ * needs (CAP_SYS_PTRACE for --pid, --system and --cgroup only). */
 static bool narrow(bool processes)
 {
 	const char *what;
@@ -105,8 +105,9 @@ int main(int argc, char **argv)
 	if (start()) {
 		status = options_parse(argc, argv, &opts);
 		if (status == OPTIONS_RUN)
-			status = narrow(opts.npids > 0 || opts.system) ? options_finish(&opts)
-								       : STATUS_FATAL;
+			status = narrow(opts.npids > 0 || opts.system || opts.ncgroups > 0)
+					 ? options_finish(&opts)
+					 : STATUS_FATAL;
 		if (status == OPTIONS_RUN)
 			status = run_inspection(&opts);
 		status = close_stdout(status);

@@ -280,6 +280,9 @@ static void bash_action(const struct opt_spec *o)
 	case COMPLETE_PID:
 		fputs("\t\t_pagestat_pids \"$cur\" \"$keep\"\n", stdout);
 		break;
+	case COMPLETE_CGROUP:
+		fputs("\t\t_pagestat_cgroups \"$cur\" \"$keep\"\n", stdout);
+		break;
 	case COMPLETE_NOTHING:
 		fputs("\t\t# a number, a size or a pattern: nothing to offer\n"
 		      "\t\tCOMPREPLY=()\n", stdout);
@@ -374,6 +377,9 @@ static void zsh_action(const struct opt_spec *o)
 		break;
 	case COMPLETE_PID:
 		fputs(":_pids", stdout);
+		break;
+	case COMPLETE_CGROUP:
+		fputs(":_pagestat_cgroups", stdout);
 		break;
 	case COMPLETE_NAMES:
 		fputs(":((", stdout);
@@ -475,6 +481,9 @@ static void fish_values(const struct opt_spec *o)
 		break;
 	case COMPLETE_PID:
 		fputs(" -a '(__fish_complete_pids)'", stdout);
+		break;
+	case COMPLETE_CGROUP:
+		fputs(" -a '(__fish_pagestat_cgroups)'", stdout);
 		break;
 	case COMPLETE_NAMES:
 		fputs(" -a '", stdout);

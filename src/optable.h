@@ -33,6 +33,7 @@ enum {
 	OPT_WARM_FROM,
 	OPT_RATE,
 	OPT_SYSTEM,
+	OPT_CGROUP,
 };
 
 /* The groups of --help, in its order. */
@@ -89,6 +90,7 @@ enum opt_complete {
 	COMPLETE_SORT_KEY,
 	COMPLETE_PID,
 	COMPLETE_NAMES,   /* .names, with their help */
+	COMPLETE_CGROUP,  /* a cgroup directory, relative to the memory cgroup mount */
 };
 
 struct opt_name {

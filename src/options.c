@@ -209,6 +209,16 @@ static const char *parse_pid(const char *arg, struct options *opts, struct optio
 	return NULL;
 }
 
+static const char *parse_cgroup(const char *arg, struct options *opts, struct options_state *st)
+{
+	(void)st;
+	if (!*arg)
+		return "a cgroup: a path under a cgroup mount, one relative to it, or self";
+	opts->cgroups = grow(opts->cgroups, opts->ncgroups, sizeof *opts->cgroups);
+	opts->cgroups[opts->ncgroups++] = arg;
+	return NULL;
+}
+
 static const char *parse_jobs(const char *arg, struct options *opts, struct options_state *st)
 {
 	long count;
@@ -403,6 +413,16 @@ const struct opt_spec option_table[] = {
 	  "Buffers found",
 	  "what fills the whole machine's page cache",
 	  OK_SET, STORE_BOOL, .offset = IN(system), .value = 1, .names_files = true },
+	{ OPT_CGROUP, "cgroup", ARG_REQUIRED, "CGROUP", GROUP_WALK,
+	  "inspect the files the processes of memory cgroup\n"
+	  "CGROUP (and of those below it) map or hold open,\n"
+	  "a row each, its memory.stat figures and the share\n"
+	  "of its file pages found (may be repeated), instead\n"
+	  "of FILE operands; CGROUP is a path under a cgroup\n"
+	  "mount, one relative to it, or self",
+	  "inspect a memory cgroup's processes' files and figures",
+	  OK_CUSTOM, .parse = parse_cgroup, .complete = COMPLETE_CGROUP,
+	  .hint = "cgroup", .repeats = true, .names_files = true },
 	{ OPT_METHOD, "method", ARG_REQUIRED, "METHOD", GROUP_WALK,
 	  "auto (default), cachestat or mincore",
 	  "how to ask the kernel",
@@ -955,7 +975,7 @@ static int check_action(struct options *opts, const struct options_state *st)
 	/* what an action changes must be named: "." by default would evict
 	 * a whole tree, from / a whole file system (vmtouch needs a name too) */
 	if ((evict || warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&
-	    !opts->system)
+	    !opts->system && !opts->ncgroups)
 		return usage_error(evict ? "--evict needs a FILE (or --files0-from or --pid): "
 					   "it does not act on the current directory unnamed; "
 					   "give . to mean it"
@@ -1029,6 +1049,13 @@ static int check_combinations(struct options *opts, const struct options_state *
 	}
 	if (opts->npids && (st->files0_from || st->noperands > 0))
 		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
+	if (opts->ncgroups && (st->files0_from || st->noperands > 0 || opts->npids || opts->system))
+		return usage_error("--cgroup inspects its cgroups' processes' files: no FILE "
+				   "operands, --files0-from, --pid or --system");
+	if (opts->ncgroups && opts->action != ACTION_NONE)
+		return usage_error("--cgroup cannot be combined with --evict, --warm or --warm-from");
+	if (opts->ncgroups && opts->max_depth >= 0)
+		return usage_error("--cgroup has a row per file and per cgroup: no -d/--max-depth");
 	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;
 	for (size_t i = 0; i < st->nexclude_files; i++) {
 		if (strcmp(st->exclude_files[i], "-") != 0)
@@ -1181,4 +1208,5 @@ void options_free(struct options *opts)
 	free(st);
 	free(opts->excludes);
 	free(opts->pids);
+	free(opts->cgroups);
 }

@@ -50,6 +50,8 @@ struct options {
 	uint64_t rate;              /* --rate: bytes per second, or 0 */
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	bool system;                /* --system: the whole machine */
+	const char **cgroups;       /* --cgroup, as given, in order; else NULL */
+	size_t ncgroups;
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

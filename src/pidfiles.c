@@ -47,6 +47,9 @@ struct pid_walk {
 	 * (not failures) */
 	bool deleted_only;
 	struct pid_unseen unseen;
+	/* --cgroup: a process that exits during the run is counted here, not
+	 * a failure */
+	uint64_t *exited;
 };
 
 /* Why a process's /proc entries were refused: permissions, which have a
@@ -322,7 +325,9 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 			break;
 		}
 	// NOLINTEND(clang-analyzer-unix.Malloc)
-	if (err && w->deleted_only) {
+	if (err == ESRCH && w->exited) {
+		(*w->exited)++;
+	} else if (err && w->deleted_only) {
 		/* --system: a process gone meanwhile held nothing to count */
 		if (err != ESRCH && !w->unseen.processes++)
 			w->unseen.process_err = err;
@@ -335,12 +340,14 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 /* The files of each process in pids; with unseen (--system), deleted
  * files only, what cannot be seen counted there. */
 static void run_pids(const struct walk_config *cfg, const pid_t *pids, size_t npids,
-		     struct sink *sink, struct walk_result *result, struct pid_unseen *unseen)
+		     struct sink *sink, struct walk_result *result, struct pid_unseen *unseen,
+		     uint64_t *exited)
 {
 	struct pid_walk w = {
 		.cfg = cfg,
 		.out = { .sink = sink, .quiet = cfg->quiet, .limit_identity = cfg->limit_identity },
 		.deleted_only = unseen != NULL,
+		.exited = exited,
 	};
 
 	w.total.stat.known = inspect_known(cfg->ins);
@@ -364,7 +371,13 @@ static void run_pids(const struct walk_config *cfg, const pid_t *pids, size_t np
 void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	     struct sink *sink, struct walk_result *result)
 {
-	run_pids(cfg, pids, npids, sink, result, NULL);
+	run_pids(cfg, pids, npids, sink, result, NULL, NULL);
+}
+
+void pid_run_members(const struct walk_config *cfg, const pid_t *pids, size_t npids,
+		     struct sink *sink, struct walk_result *result, uint64_t *exited)
+{
+	run_pids(cfg, pids, npids, sink, result, NULL, exited);
 }
 
 /* Every process in /proc, in the order listed; *n of them. */
@@ -397,6 +410,6 @@ void pid_run_deleted(const struct walk_config *cfg, struct sink *sink,
 	size_t n;
 	pid_t *pids = all_pids(&n);
 
-	run_pids(cfg, pids, n, sink, result, unseen);
+	run_pids(cfg, pids, n, sink, result, unseen, NULL);
 	free(pids);
 }

@@ -18,6 +18,12 @@
 void pid_run(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 	     struct sink *sink, struct walk_result *result);
 
+/* --cgroup: like pid_run over a cgroup's processes, but a process that
+ * exits during the run (or before its files are read) is counted in
+ * *exited, not reported as a failure. */
+void pid_run_members(const struct walk_config *cfg, const pid_t *pids, size_t npids,
+		     struct sink *sink, struct walk_result *result, uint64_t *exited);
+
 /* What --system could not see of the processes' files. */
 struct pid_unseen {
 	uint64_t processes; /* whose /proc entries could not be read */

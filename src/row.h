@@ -15,9 +15,12 @@ enum row_type {
 	ROW_DIRECTORY,
 	ROW_BLOCKDEV,
 	ROW_FILESYSTEM, /* --system: one mounted file system, walked whole */
+	ROW_CGROUP,     /* --cgroup: the files of a cgroup's processes, summed */
 	ROW_TOTAL,
 	ROW_UNKNOWN,
 };
+
+struct cgroup_figures;
 
 /* A failure has error != 0 and its counters are meaningless. */
 struct row {
@@ -44,6 +47,8 @@ struct row {
 	 * not be inspected.  With no file counted, its figures are unknown,
 	 * not those of a cold tree. */
 	uint64_t failed;
+	/* --cgroup, a cgroup's row: its kernel figures (memory.stat) */
+	const struct cgroup_figures *cgroup;
 };
 
 /* Does this row carry segments and extents (when -S or -e asked)? */

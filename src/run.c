@@ -11,6 +11,7 @@
 
 #include "action.h"
 #include "caps.h"
+#include "cgroup.h"
 #include "escape.h"
 #include "format.h"
 #include "msg.h"
@@ -48,6 +49,9 @@ struct run {
 	uint64_t to_read;
 	/* --system: the kernel's figures, read at the end of each inspection */
 	struct system_figures figures;
+	/* --cgroup: the cgroups, found before the output begins; their rows
+	 * point to their figures */
+	struct cgroup_set cgroups;
 };
 
 /* --expect-cached: is the cached share of the total below the mark?  No
@@ -179,6 +183,8 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
 		else if (opts->system)
 			sys = system_run(&walk_cfg, sink, &result, &run->figures);
+		else if (opts->ncgroups)
+			cgroup_run(&walk_cfg, &run->cgroups, sink, &result);
 		else if (opts->npids)
 			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
 		else
@@ -360,6 +366,7 @@ static bool run_init(struct run *run, const struct options *opts)
 
 static void run_free(struct run *run)
 {
+	cgroup_set_free(&run->cgroups);
 	snapshot_free(run->snapshot);
 	inspector_free(&run->ins);
 	rate_limit_free(&run->limit);
@@ -378,6 +385,9 @@ int run_inspection(const struct options *opts)
 		    "pages only\n", strerror(run.setup.fallback_errno));
 
 	int status = plan_warm(&run);
+	if (status == STATUS_OK && opts->ncgroups &&
+	    !cgroup_resolve(opts->cgroups, opts->ncgroups, &run.cgroups))
+		status = STATUS_USAGE;
 	if (status == STATUS_OK) {
 		if (opts->interval || opts->output_file)
 			signals_catch(opts->interval > 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "memstat.h"
 #include "format.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -220,6 +221,42 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 
 /* One row as a JSON object; with_type forces "type" (for the total), with
  * time a "time" key first (ndjson under -i). */
+/* --cgroup, a cgroup's row: "cgroup":{...}, its kernel figures (memory.stat,
+ * null where the kernel has no such key or the cgroup was removed) and the
+ * share of its file pages that its processes' files hold. */
+static void put_cgroup(const struct sink *sink, struct strbuf *out, const struct row *row)
+{
+	const struct cgroup_figures *cg = row->cgroup;
+	const struct memstat *ms = &cg->stat;
+
+	sb_puts(out, ",\"cgroup\":{\"name\":");
+	put_quoted(out, cg->name);
+	put_pair(out, ",\"version\":", (uint64_t)ms->version);
+	put_pair(out, ",\"processes\":", cg->processes);
+	put_pair(out, ",\"exited\":", cg->exited);
+	if (!cg->stat_read) {
+		sb_puts(out, ",\"kernel\":null,\"coverage\":null}");
+		return;
+	}
+	sb_puts(out, ",\"kernel\":{");
+	for (int i = 0; i < MEMSTAT_COUNT; i++) {
+		const struct memstat_key *k = &memstat_keys[i];
+		sb_puts(out, i ? ",\"" : "\"");
+		sb_puts(out, k->name);
+		sb_puts(out, k->bytes ? "_bytes\":" : "\":");
+		if (memstat_known(ms, (enum memstat_id)i))
+			sb_u64(out, ms->value[i]);
+		else
+			sb_puts(out, "null");
+	}
+	sb_puts(out, "},\"coverage\":");
+	if (memstat_known(ms, MEMSTAT_FILE) && ms->value[MEMSTAT_FILE])
+		put_percent(out, sink_pages_to_bytes(sink, row->stat.cached), ms->value[MEMSTAT_FILE]);
+	else
+		sb_puts(out, "null");
+	sb_putc(out, '}');
+}
+
 static void put_row(const struct sink *sink, struct strbuf *out, const struct row *row,
 		    bool with_type, const char *time)
 {
@@ -245,6 +282,8 @@ static void put_row(const struct sink *sink, struct strbuf *out, const struct ro
 		/* a file measured otherwise than the document says */
 		if (row->stat.overlay && row->type != ROW_DIRECTORY)
 			sb_puts(out, first ? "\"method\":\"mincore\"" : ",\"method\":\"mincore\"");
+		if (row->cgroup)
+			put_cgroup(sink, out, row);
 	}
 	sb_putc(out, '}');
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "memstat.h"
 #include "msg.h"
 #include "strbuf.h"
 #include "userfile.h"
@@ -222,6 +223,59 @@ static void put_kernel(const struct sink *sink)
 	}
 }
 
+/* One sample of a --cgroup family, the family's HELP and TYPE first. */
+static void put_cgroup_sample(FILE *out, const char *name, const char *help, const char *type,
+			      const char *cgroup, uint64_t value, bool *started)
+{
+	if (!*started)
+		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	*started = true;
+	fputs_unlocked(name, out);
+	fputs_unlocked("{cgroup=\"", out);
+	esc_prom_label(out, cgroup, strlen(cgroup));
+	fputs_unlocked("\"} ", out);
+	sink_put_u64(out, value);
+	putc_unlocked('\n', out);
+}
+
+/* --cgroup: each cgroup's memory.stat figures (pagestat_cgroup_*_bytes,
+ * and the refault counters as pagestat_cgroup_*_total), and the bytes its
+ * processes' files hold, from the cgroups' rows in the spool. */
+static void put_cgroups(struct sink *sink)
+{
+	FILE *out = sink->cfg.out;
+	struct row row;
+
+	for (int f = 0; f <= MEMSTAT_COUNT && !sink->failed; f++) {
+		const struct memstat_key *k = f < MEMSTAT_COUNT ? &memstat_keys[f] : NULL;
+		char name[FAMILY_NAME_MAX], help[160];
+		bool started = false;
+
+		if (k) {
+			snprintf(name, sizeof name, "pagestat_cgroup_%s_%s", k->name,
+				 k->bytes ? "bytes" : "total");
+			snprintf(help, sizeof help, "The cgroup's memory.stat: %s.", k->help);
+		} else {
+			snprintf(name, sizeof name, "pagestat_cgroup_found_bytes");
+			snprintf(help, sizeof help, "Bytes cached in the files the cgroup's processes "
+						    "map or hold open.");
+		}
+		if (!spool_rewind(sink))
+			return;
+		while (spool_next(sink, &row)) {
+			const struct cgroup_figures *cg = row.cgroup;
+			if (row.type != ROW_CGROUP || !cg || !cg->stat_read)
+				continue;
+			if (!k)
+				put_cgroup_sample(out, name, help, "gauge", cg->name,
+						  sink_pages_to_bytes(sink, row.stat.cached), &started);
+			else if (memstat_known(&cg->stat, (enum memstat_id)f))
+				put_cgroup_sample(out, name, help, k->bytes ? "gauge" : "counter",
+						  cg->name, cg->stat.value[f], &started);
+		}
+	}
+}
+
 static void prom_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	struct prom *p = sink->state;
@@ -254,6 +308,7 @@ static void prom_end(struct sink *sink, const struct row *total, uint64_t errors
 	sink_put_u64(out, errors);
 	putc_unlocked('\n', out);
 	put_kernel(sink);
+	put_cgroups(sink);
 }
 
 static void prom_free(struct sink *sink)

@@ -4,11 +4,13 @@
 
 #include "sink.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
 #include "format.h"
+#include "memstat.h"
 #include "progress.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -18,6 +20,11 @@
  * stream, so memory stays bounded on any tree. */
 #define TABLE_HOLD_ROWS 1000
 
+struct cgroup_seen {
+	const struct cgroup_figures *cg;
+	uint64_t found; /* bytes cached in its processes' files */
+};
+
 struct table_state {
 	size_t width[COL_COUNT];
 	bool fixed[COL_COUNT]; /* the width is known before any row */
@@ -26,6 +33,9 @@ struct table_state {
 	bool streaming;
 	bool any_row; /* else the header alone is not worth printing */
 	bool note_after_path; /* --system: a row's note in its PATH cell, no NOTE column */
+	/* --cgroup: the cgroups' rows met, for their lines under the total */
+	struct cgroup_seen *cgroups;
+	size_t ncgroups, cgroups_cap;
 };
 
 /* A cell of n bytes of s. */
@@ -311,8 +321,65 @@ static void add_row(struct sink *sink, const struct row *row)
 /* Failures go to stderr only, as with du. */
 static void table_row(struct sink *sink, const struct row *row)
 {
-	if (!row->error)
-		add_row(sink, row);
+	struct table_state *st = sink->state;
+
+	if (row->error)
+		return;
+	add_row(sink, row);
+	if (row->cgroup) {
+		XGROW(st->cgroups, st->cgroups_cap, st->ncgroups + 1);
+		st->cgroups[st->ncgroups++] = (struct cgroup_seen){
+			row->cgroup, sink_pages_to_bytes(sink, row->stat.cached) };
+	}
+}
+
+/* A figure of memory.stat as the table shows it: a size, a count, or -. */
+static void memstat_cell(char buf[FMT_BUFSIZE], const struct memstat *ms, enum memstat_id id)
+{
+	if (!memstat_known(ms, id))
+		strcpy(buf, "-");
+	else if (memstat_keys[id].bytes)
+		fmt_human(buf, ms->value[id]);
+	else
+		snprintf(buf, FMT_BUFSIZE, "%llu", (unsigned long long)ms->value[id]);
+}
+
+/* --cgroup: under the total, each cgroup's kernel figures and the share
+ * of its file pages found in its processes' files. */
+static void put_cgroups(const struct sink *sink)
+{
+	const struct table_state *st = sink->state;
+	FILE *out = sink->cfg.out;
+
+	for (size_t i = 0; i < st->ncgroups; i++) {
+		const struct cgroup_figures *cg = st->cgroups[i].cg;
+		const struct memstat *ms = &cg->stat;
+		char v[MEMSTAT_COUNT][FMT_BUFSIZE], found[FMT_BUFSIZE], share[FMT_BUFSIZE];
+		size_t len = strlen(cg->name);
+		bool utf8 = esc_locale_utf8_for(cg->name, len);
+
+		fputs("cgroup ", out);
+		esc_put_terminal(out, cg->name, len, utf8);
+		if (!cg->stat_read) {
+			fputs(": removed during the run: no figures\n", out);
+			continue;
+		}
+		for (int k = 0; k < MEMSTAT_COUNT; k++)
+			memstat_cell(v[k], ms, (enum memstat_id)k);
+		fprintf(out, " (v%d): file %s, dirty %s, writeback %s, shmem %s, mapped %s, "
+			"active file %s, inactive file %s; refaults %s, activations %s\n", ms->version, v[MEMSTAT_FILE], v[MEMSTAT_DIRTY], v[MEMSTAT_WRITEBACK],
+			v[MEMSTAT_SHMEM], v[MEMSTAT_MAPPED], v[MEMSTAT_ACTIVE_FILE],
+			v[MEMSTAT_INACTIVE_FILE], v[MEMSTAT_REFAULT], v[MEMSTAT_ACTIVATE]);
+		fmt_human(found, st->cgroups[i].found);
+		if (!memstat_known(ms, MEMSTAT_FILE) ||
+		    !fmt_percent(share, st->cgroups[i].found, ms->value[MEMSTAT_FILE]))
+			strcpy(share, "-");
+		fprintf(out, "coverage: %s%% of cgroup ", share);
+		esc_put_terminal(out, cg->name, len, utf8);
+		fprintf(out, "'s file pages: %s found in its processes' files of file %s "
+			"(%llu process%s)\n", found, v[MEMSTAT_FILE],
+			(unsigned long long)cg->processes, cg->processes == 1 ? "" : "es");
+	}
 }
 
 /* --system: under the total, the share of the kernel's page cache it
@@ -350,14 +417,17 @@ static void table_end(struct sink *sink, const struct row *total, uint64_t error
 	if (st->any_row)
 		flush_held(sink);
 	put_coverage(sink, total);
+	put_cgroups(sink);
 }
 
 static void table_free(struct sink *sink)
 {
 	struct table_state *st = sink->state;
 
-	if (st)
+	if (st) {
 		sb_free(&st->cells);
+		free(st->cgroups);
+	}
 	free(st);
 }
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* --cgroup: a memory cgroup's own figures (memory.stat), the files its
+ * processes map or hold open, and how much of its file pages they hold. */
+#ifndef PAGESTAT_CGROUP_H
+#define PAGESTAT_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memstat.h"
+#include "sink.h"
+#include "source.h"
+
+struct cgroup_set {
+	struct cgroup_figures *cgroups;
+	size_t n;
+};
+
+/* Finds each name (an absolute path under a cgroup mount; a path relative
+ * to the memory controller's v1 mount, else to the v2 mount; "self") and
+ * checks it is a memory cgroup.  False, having said why naming it, when
+ * one is not: nothing is inspected then (status 2). */
+bool cgroup_resolve(const char *const *names, size_t n, struct cgroup_set *set);
+
+/* Each cgroup's processes' files, a row each as --pid gives them, then
+ * the cgroup's row (type cgroup) summing them and pointing to its
+ * figures; the total sums the cgroups' rows.  The rows point into set
+ * until cgroup_set_free. */
+void cgroup_run(const struct walk_config *cfg, struct cgroup_set *set, struct sink *sink,
+		struct walk_result *result);
+
+void cgroup_set_free(struct cgroup_set *set);
+
+#endif
