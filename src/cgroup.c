@@ -217,7 +217,7 @@ static bool resolve_one(const struct cg_mounts *ms, const char *name, struct cgr
 	else if (!mount)
 		refuse(name, "not under a cgroup mount", " (see /proc/self/mountinfo)");
 	else if (mount->version == 1 && !mount->memory)
-		refuse(name, "no memory controller: its hierarchy, at ", mount->point);
+		refuse(name, "no memory controller in the hierarchy mounted at ", mount->point);
 	else
 		ok = true;
 	if (ok) {
