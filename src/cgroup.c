@@ -223,8 +223,11 @@ static bool resolve_one(const struct cg_mounts *ms, const char *name, struct cgr
 	if (ok) {
 		char *stat_path = join(rp.real, "memory.stat");
 		ok = user_fstatat(AT_FDCWD, stat_path, &st, 0) == 0;
+		err = errno;
 		free(stat_path);
-		if (!ok)
+		if (!ok && err != ENOENT)
+			refuse(name, "memory.stat: ", strerror(err));
+		else if (!ok)
 			refuse(name, "no memory controller (no memory.stat: on cgroup v2, the parent's "
 				     "cgroup.subtree_control lacks memory)", NULL);
 	}

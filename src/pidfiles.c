@@ -252,12 +252,29 @@ static int open_file(struct opener *o, const struct pid_file *f, int *fd_out, st
 	return 0;
 }
 
-/* Is the process gone?  Then its files are left out, not failures. */
+/* Is the process gone?  Then its files are left out, not failures.  A
+ * zombie is gone too (its /proc entry stays until it is reaped, but its
+ * files and mappings do not), and a process that is exiting (no maps). */
 static bool vanished(pid_t pid)
 {
-	char path[32];
-	snprintf(path, sizeof path, "/proc/%ld", (long)pid);
-	return access(path, F_OK) != 0 && errno == ENOENT;
+	char path[32], line[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	FILE *stat = fopen(path, "re");
+	if (!stat)
+		return errno == ENOENT || errno == ESRCH;
+	bool read = fgets(line, sizeof line, stat) != NULL;
+	fclose(stat);
+	/* "PID (COMM) STATE ...": COMM may hold anything but is at most 16 bytes */
+	const char *end = read ? strrchr(line, ')') : NULL;
+	if (end && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X'))
+		return true;
+	/* exiting, before it is a zombie: its memory, maps and root are gone */
+	snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
+	FILE *maps = fopen(path, "re");
+	bool empty = !maps || getc(maps) == EOF;
+	if (maps)
+		fclose(maps);
+	return empty;
 }
 
 /* False when the process turned out to be gone (nothing reported). */
@@ -276,6 +293,10 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 	}
 	if (err == ENOENT && vanished(pid))
 		return false;
+	/* --cgroup: a process that exec()s, unmaps or closes while it is read
+	 * no longer holds the file: a change of the cgroup, not a failure */
+	if (err == ENOENT && w->exited)
+		return true;
 	if (err && w->deleted_only) {
 		w->unseen.files++;
 		return true;
@@ -314,6 +335,8 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
 	int err = read_maps(w, pid);
 	if (!err)
 		err = read_fds(w, pid);
+	if (err && err != ESRCH && vanished(pid))
+		err = ESRCH; /* its maps or fds were read as it exited */
 	/* what could be inspected before the process vanished is reported;
 	 * the rest is not, and the process is the one failure.  The
 	 * analyzer loses the files array across inspect_file and calls it

@@ -1,0 +1,327 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# --cgroup: a memory cgroup's own figures (memory.stat), the files its
+# processes map or hold open with their exact cached pages, and the share
+# of the cgroup's file pages found in them; against a v1 memory cgroup the
+# test makes (v2 where it is mounted with the memory controller).
+
+load test_helper
+
+MEMCG=/sys/fs/cgroup/memory
+
+setup() {
+	require_disk_tmpdir
+	cd "$BATS_TEST_TMPDIR"
+	INSIDE=()
+}
+
+teardown() {
+	local pid
+	for pid in "${INSIDE[@]}"; do
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	run_teardowns
+}
+
+# Its processes killed, the cgroup removed (rmdir fails while one is
+# still exiting: tried again for a second).
+remove_cgroup() {
+	local pid i
+	for ((i = 0; i < 20; i++)); do
+		while read -r pid; do
+			kill -9 "$pid" 2>/dev/null || true
+		done <"$1/cgroup.procs"
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	rmdir "$1"
+}
+
+# A v1 memory cgroup of this test's own: CG its directory, CGNAME its
+# name below the mount.  Removed in teardown.
+make_cgroup() {
+	require_root "only root makes a memory cgroup"
+	[[ -e $MEMCG/memory.stat ]] || skip "no cgroup v1 memory controller is mounted at $MEMCG"
+	CGNAME=pagestat-test-$$-${BATS_TEST_NUMBER}
+	CG=$MEMCG/$CGNAME
+	mkdir "$CG" || skip "cannot make a memory cgroup at $CG"
+	on_teardown remove_cgroup "$CG"
+}
+
+# CMD ARG... run inside the cgroup (moved there before it executes).
+run_inside() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
+}
+
+# CMD ARG... started inside the cgroup, in the background; killed in
+# teardown.  $! is the process in the cgroup.
+start_inside() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@" &
+	INSIDE+=($!)
+}
+
+# KEY of the cgroup's memory.stat.
+memstat() {
+	awk -v k="$1" '$1 == k { print $2 }' "$CG/memory.stat"
+}
+
+# What cachestat says FILE holds now: cached pages (pcarrange, the oracle).
+cached_now() {
+	local stat
+	stat=$(pcarrange stat "$1")
+	echo "${stat%% *}"
+}
+
+# Wait until process PID holds a descriptor or mapping of FILE.
+wait_holds() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		if ls -l "/proc/$1/fd" 2>/dev/null | grep -qF -- "$2" ||
+			grep -qF -- "$2" "/proc/$1/maps" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.025
+	done
+	fail "process $1 does not hold $2"
+}
+
+# $1 lies between $2 and $3, in either order: a figure pagestat read while
+# the kernel's moved from $2 (read before) to $3 (read after).
+assert_between() {
+	local lo=$2 hi=$3
+	((lo <= hi)) || { lo=$3 hi=$2; }
+	((lo <= $1 && $1 <= hi)) || fail "$4: $1 is not between $lo and $hi (memory.stat before and after)"
+}
+
+# The cgroup's row of the JSON document in $output, KEY of it.
+cgroup_field() {
+	jq -r --arg p "$CG" ".rows[] | select(.path == \$p and .type == \"cgroup\") | $1" <<<"$output"
+}
+
+# Three processes of the issue: one reads BIG and holds it open, one maps
+# MAPPED (5 of its 16 pages read inside the cgroup) and closes it, one
+# reads GONE and exits.
+arrange_three() {
+	local big=$((64 << 20))
+	pcarrange write big "$big"
+	pcarrange drop big
+	pcarrange write mapped $((16 * PAGE))
+	pcarrange drop mapped
+	pcarrange write gone $((8 * PAGE))
+	pcarrange drop gone
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	start_inside sh -c 'exec 3<"$1" && "$2" cache "$1" 0 "$3" && exec sleep 120' \
+		sh "$PWD/big" "$PCARRANGE" $((big / PAGE))
+	HOLDER=$!
+	wait_holds "$HOLDER" "$PWD/big"
+	run_inside "$PCARRANGE" cache mapped 0 5
+	start_inside "$PCARRANGE" map "$PWD/mapped"
+	MAPPER=$!
+	wait_holds "$MAPPER" "$PWD/mapped"
+	run_inside "$PCARRANGE" cache gone 0 8
+	# the holder's read is done once its shell has become sleep
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[[ $(readlink "/proc/$HOLDER/exe") == */sleep ]] && break
+		sleep 0.025
+	done
+}
+
+@test "--cgroup: the kernel's file figure, the open and the mapped file with their exact cached pages, the coverage" {
+	make_cgroup
+	arrange_three
+	local before after
+	before=$(memstat total_cache)
+	run -0 --separate-stderr pagestat --cgroup="$CGNAME" -J
+	after=$(memstat total_cache)
+	local big_now mapped_now
+	big_now=$(cached_now big) mapped_now=$(cached_now mapped)
+
+	assert_row "$PWD/big" type=file pages=$(((64 << 20) / PAGE)) cached="$big_now" files=1
+	assert_row "$PWD/mapped" type=file pages=16 cached="$mapped_now" files=1
+	assert_equal "$mapped_now" 5
+	refute_row "$PWD/gone"
+	# the cgroup's row: its two processes' files, summed
+	assert_equal "$(cgroup_field .cgroup.name)" "/$CGNAME"
+	assert_equal "$(cgroup_field .cgroup.version)" 1
+	assert_equal "$(cgroup_field .cgroup.processes)" 2
+	assert_equal "$(cgroup_field .cgroup.exited)" 0
+	assert_equal "$(cgroup_field .cached)" "$(json_field '[.rows[] | select(.type == "file") | .cached] | add')"
+	assert_equal "$(cgroup_field .files)" "$(json_field '[.rows[] | select(.type == "file")] | length')"
+	assert_equal "$(json_field .total.cached)" "$(cgroup_field .cached)"
+	# the kernel's figure is memory.stat's, read while it ran
+	local file
+	file=$(cgroup_field .cgroup.kernel.file_bytes)
+	assert_between "$file" "$before" "$after" "file_bytes"
+	# the pages read inside are charged to it, the exited reader's too
+	((before >= (big_now + 5 + 8) * PAGE * 9 / 10)) ||
+		fail "memory.stat's total_cache $before is far below the $((big_now + 13)) pages read inside"
+	# coverage: the row's cached bytes against file_bytes, one decimal, truncated
+	assert_equal "$(cgroup_field '.cgroup.coverage == ((.cached_bytes * 1000 / .cgroup.kernel.file_bytes | floor) / 10)')" true
+	for key in dirty writeback shmem mapped_file active_file inactive_file workingset_refault_file; do
+		local got
+		case $key in
+		mapped_file) got=$(cgroup_field .cgroup.kernel.mapped_bytes) ;;
+		workingset_refault_file) got=$(cgroup_field .cgroup.kernel.workingset_refault_file) ;;
+		*) got=$(cgroup_field ".cgroup.kernel.${key}_bytes") ;;
+		esac
+		[[ $got =~ ^[0-9]+$ ]] || fail "$key: $got"
+	done
+	# v1 has no activations of refaulted pages
+	assert_equal "$(cgroup_field .cgroup.kernel.workingset_activate_file)" null
+}
+
+@test "--cgroup: the table's cgroup lines and the coverage line" {
+	make_cgroup
+	arrange_three
+	run -0 --separate-stderr pagestat --cgroup="$CG"
+	assert_line --regexp "^ *[0-9.]+[KMG]? +[0-9.]+[KMG]? .* $CG\$"
+	assert_line --regexp "^cgroup /$CGNAME \(v1\): file [0-9.]+[BKMG], dirty [0-9.]+[BKMG], writeback [0-9.]+[BKMG], shmem [0-9.]+[BKMG], mapped [0-9.]+[BKMG], active file [0-9.]+[BKMG], inactive file [0-9.]+[BKMG]; refaults [0-9]+, activations -\$"
+	assert_line --regexp "^coverage: [0-9]+\.[0-9]% of cgroup /$CGNAME's file pages: [0-9.]+[BKMG] found in its processes' files of file [0-9.]+[BKMG] \(2 processes\)\$"
+}
+
+@test "--cgroup: a dirty file written inside the cgroup: dirty agrees with memory.stat" {
+	make_cgroup
+	run_inside "$PCARRANGE" dirty d $((64 * PAGE))
+	local before after
+	before=$(memstat total_dirty)
+	run -0 --separate-stderr pagestat --cgroup="$CG" -J
+	after=$(memstat total_dirty)
+	((before >= 64 * PAGE)) || skip "the dirty pages were written back before pagestat ran ($before bytes dirty)"
+	assert_between "$(cgroup_field .cgroup.kernel.dirty_bytes)" "$before" "$after" "dirty_bytes"
+	# no process left: no file, an empty row, and still the figures
+	assert_equal "$(cgroup_field .cgroup.processes)" 0
+	assert_equal "$(cgroup_field .files)" 0
+}
+
+@test "--cgroup: every format: CSV and ndjson rows, Prometheus's pagestat_cgroup_* families with a cgroup label" {
+	make_cgroup
+	arrange_three
+	run -0 --separate-stderr pagestat --cgroup="$CG" --format=csv
+	assert_line --regexp "^$CG,cgroup,"
+	assert_line --regexp "^$PWD/big,file,"
+
+	run -0 --separate-stderr pagestat --cgroup="$CG" --format=ndjson
+	local line
+	line=$(grep -F "\"path\":\"$CG\"" <<<"$output")
+	assert_equal "$(jq -r '.type + " " + .cgroup.name' <<<"$line")" "cgroup /$CGNAME"
+
+	local before after
+	before=$(memstat total_cache)
+	run -0 --separate-stderr pagestat --cgroup="$CG" --format=prometheus
+	after=$(memstat total_cache)
+	local file found cached
+	file=$(awk -v s="pagestat_cgroup_file_bytes{cgroup=\"/$CGNAME\"}" '$1 == s { print $2 }' <<<"$output")
+	assert_between "$file" "$before" "$after" "pagestat_cgroup_file_bytes"
+	found=$(awk -v s="pagestat_cgroup_found_bytes{cgroup=\"/$CGNAME\"}" '$1 == s { print $2 }' <<<"$output")
+	cached=$(awk -v s="pagestat_cached_bytes{path=\"$CG\",type=\"cgroup\"}" '$1 == s { print $2 }' <<<"$output")
+	assert_equal "$found" "$cached"
+	for family in dirty writeback shmem mapped active_file inactive_file; do
+		assert_line --regexp "^pagestat_cgroup_${family}_bytes\{cgroup=\"/$CGNAME\"\} [0-9]+\$"
+	done
+	assert_line --regexp "^pagestat_cgroup_workingset_refault_file_total\{cgroup=\"/$CGNAME\"\} [0-9]+\$"
+	assert_line "# TYPE pagestat_cgroup_workingset_refault_file_total counter"
+	refute_line --partial pagestat_cgroup_workingset_activate_file
+}
+
+@test "--cgroup=self: this process's memory cgroup" {
+	[[ -e $MEMCG/memory.stat ]] || skip "no cgroup v1 memory controller is mounted at $MEMCG"
+	local mine
+	mine=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
+	[[ -n $mine ]] || skip "this process is in no v1 memory cgroup"
+	# the other processes of this cgroup may hold files pagestat cannot
+	# open (a memfd only mapped: exit 1); the cgroup is what is looked at
+	run --separate-stderr "$PAGESTAT" --cgroup=self -J -o path,type,cached
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	assert_equal "$(json_field '.rows[] | select(.type == "cgroup") | .cgroup.name')" "$mine"
+	assert_equal "$(json_field '.rows[] | select(.type == "cgroup") | .path')" "$MEMCG${mine%/}"
+}
+
+@test "--cgroup repeated: one row per cgroup, each with its own files and figures" {
+	make_cgroup
+	local first=$CG
+	pcarrange write one $((4 * PAGE))
+	pcarrange cache one 0 4
+	hold_open one
+	INSIDE+=("$HOLDER")
+	echo "$HOLDER" >"$first/cgroup.procs"
+	CGNAME=pagestat-test-$$-${BATS_TEST_NUMBER}-b CG=$MEMCG/pagestat-test-$$-${BATS_TEST_NUMBER}-b
+	mkdir "$CG"
+	on_teardown remove_cgroup "$CG"
+	run -0 --separate-stderr pagestat --cgroup="$first" --cgroup="$CG" -J
+	assert_equal "$(json_field '[.rows[] | select(.type == "cgroup") | .path] | join(" ")')" "$first $CG"
+	assert_equal "$(jq --arg p "$first" '.rows[] | select(.path == $p) | .cgroup.processes' <<<"$output")" 1
+	assert_equal "$(cgroup_field .cgroup.processes)" 0
+	assert_row "$PWD/one" cached=4
+}
+
+@test "--cgroup: cgroup v2's key table against a live v2 memory cgroup, where one is mounted" {
+	local v2
+	v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	[[ -n $v2 ]] || skip "no cgroup v2 file system is mounted"
+	[[ -e $v2/memory.stat ]] || grep -qw memory "$v2/cgroup.controllers" ||
+		skip "cgroup v2 is mounted at $v2 without the memory controller (this machine's is v1; tests/unit_memstat.c reads the v2 table against tests/fixtures/cgroup2-memory.stat)"
+	local dir=$v2
+	[[ -e $dir/memory.stat ]] || skip "the v2 root at $v2 has no memory.stat"
+	local before after
+	before=$(awk '$1 == "file" { print $2 }' "$dir/memory.stat")
+	run -0 --separate-stderr "$PAGESTAT" --cgroup="$dir" -J -o path,type,cached
+	after=$(awk '$1 == "file" { print $2 }' "$dir/memory.stat")
+	assert_equal "$(json_field '.rows[] | select(.type == "cgroup") | .cgroup.version')" 2
+	assert_between "$(json_field '.rows[] | select(.type == "cgroup") | .cgroup.kernel.file_bytes')" \
+		"$before" "$after" "v2 file"
+}
+
+@test "--cgroup bad input: exit 2, the cgroup named, why, nothing inspected" {
+	: >plain
+	local args want
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086 # each line is a command line
+		run -2 --separate-stderr "$PAGESTAT" $args
+		assert_output ""
+		assert_stderr_has "$want"
+	done <<EOF
+--cgroup=pagestat-no-such-cgroup|pagestat: --cgroup 'pagestat-no-such-cgroup': does not exist
+--cgroup=/pagestat-no-such-cgroup|pagestat: --cgroup '/pagestat-no-such-cgroup': does not exist
+--cgroup=$PWD|pagestat: --cgroup '$PWD': not under a cgroup mount
+--cgroup=$PWD/plain|pagestat: --cgroup '$PWD/plain': not a directory
+--cgroup=|pagestat: invalid value for --cgroup: ''
+--cgroup=self .|--cgroup inspects its cgroups' processes' files: no FILE operands
+--cgroup=self --pid=1|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system
+--cgroup=self --system|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system
+--cgroup=self --files0-from=plain|--cgroup inspects its cgroups' processes' files
+--cgroup=self --evict|--cgroup cannot be combined with --evict, --warm or --warm-from
+--cgroup=self -d 1|--cgroup has a row per file and per cgroup: no -d/--max-depth
+EOF
+	# a hierarchy of another controller
+	local other
+	other=$(awk '$3 == "cgroup" && $4 !~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+	if [[ -n $other ]]; then
+		run -2 --separate-stderr "$PAGESTAT" --cgroup="$other"
+		assert_stderr_has "pagestat: --cgroup '$other': no memory controller"
+	fi
+	# a v2 cgroup without the memory controller
+	local v2
+	v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+	if [[ -n $v2 && ! -e $v2/memory.stat ]]; then
+		run -2 --separate-stderr "$PAGESTAT" --cgroup="$v2"
+		assert_stderr_has "pagestat: --cgroup '$v2': no memory controller"
+	fi
+}
+
+@test "--cgroup: a process that exits while its files are read is not a failure" {
+	make_cgroup
+	# short-lived processes, started and ended without pause (for a minute
+	# at most: teardown ends it sooner)
+	start_inside sh -c 'end=$(($(date +%s) + 60)); while [ "$(date +%s)" -lt "$end" ]; do /bin/true; done'
+	local run_number
+	for run_number in 1 2 3 4 5; do
+		run --separate-stderr "$PAGESTAT" --cgroup="$CG" -J -o path,type,cached
+		assert_equal "run $run_number: exit $status" "run $run_number: exit 0"
+		assert_equal "$(json_field .errors)" 0
+		# said as exited, never as a failure
+		[[ -z $stderr || $stderr =~ ^"pagestat: --cgroup '/$CGNAME': "[0-9]+" process"(es)?" exited before "(its|their)" files were read"$ ]] ||
+			fail "run $run_number: $stderr"
+	done
+}
