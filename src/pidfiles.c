@@ -271,9 +271,10 @@ static bool vanished(pid_t pid)
 	/* exiting, before it is a zombie: its memory, maps and root are gone */
 	snprintf(path, sizeof path, "/proc/%ld/maps", (long)pid);
 	FILE *maps = fopen(path, "re");
-	bool empty = !maps || getc(maps) == EOF;
-	if (maps)
-		fclose(maps);
+	if (!maps)
+		return errno == ENOENT || errno == ESRCH; /* not refused: gone */
+	bool empty = getc(maps) == EOF;
+	fclose(maps);
 	return empty;
 }
 

@@ -42,6 +42,7 @@ teardown() {
 		kill "$pid" 2>/dev/null || true
 		wait "$pid" 2>/dev/null || true
 	done
+	run_teardowns
 	leave_nobody_dir
 }
 
@@ -201,6 +202,39 @@ print("[%d,%d,%d,%d]" % (s.st_ino, s.st_size, n // 10**9, n % 10**9))' data/a)"
 	run -0 --separate-stderr "$PAGESTAT" -J --pid "$HOLDER"
 	run -0 jq -r '.rows[] | select(.path | endswith("/data/held")) | .cached' <<<"$output"
 	assert_output 2
+}
+
+# A v1 memory cgroup of the test's (removed by teardown's run_teardowns):
+# CG its directory.
+make_memory_cgroup() {
+	[[ -e /sys/fs/cgroup/memory/memory.stat ]] ||
+		skip "no cgroup v1 memory controller is mounted at /sys/fs/cgroup/memory"
+	CG=/sys/fs/cgroup/memory/pagestat-priv-$$-$BATS_TEST_NUMBER
+	mkdir "$CG" || skip "cannot make a memory cgroup at $CG"
+	on_teardown rmdir "$CG"
+}
+
+@test "--cgroup of a root process's cgroup: its files are not opened for nobody, its memory.stat and cgroup.procs are read with nobody's rights" {
+	make_memory_cgroup
+	make_cached data/held 2
+	hold_open data/held
+	echo "$HOLDER" >"$CG/cgroup.procs"
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --cgroup="$CG"
+	[[ $output != *held* && $stderr != *held* ]] || fail "a file of the root process was named: $output $stderr"
+	assert_stderr_has "pagestat: --pid $HOLDER: Permission denied" "CAP_SYS_PTRACE"
+	# the cgroup's own figures are anyone's
+	run -0 jq -r '.rows[] | select(.type == "cgroup") | "\(.cgroup.processes) \(.cgroup.kernel.file_bytes | type)"' <<<"$output"
+	assert_output "1 number"
+	# root sees the file
+	run -0 --separate-stderr "$PAGESTAT" -J --cgroup="$CG"
+	run -0 jq -r '.rows[] | select(.path | endswith("/data/held")) | .cached' <<<"$output"
+	assert_output 2
+	# a cgroup nobody may not enter: the copy's CAP_DAC_READ_SEARCH does not read it
+	chmod 700 "$CG"
+	run -2 --separate-stderr as_nobody ./pagestat-cap -J --cgroup="$CG"
+	assert_output ""
+	assert_stderr_has "pagestat: --cgroup '$CG': memory.stat: Permission denied"
+	run -0 --separate-stderr "$PAGESTAT" -J --cgroup="$CG" -o path
 }
 
 @test "while it opens a list, the setcap copy holds no effective capability, and the two permitted; root keeps its own" {
