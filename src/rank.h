@@ -14,8 +14,9 @@ struct rank_config {
 	bool reverse;
 	uint64_t top;          /* keep only this many rows; 0: all of them */
 	bool files_only;       /* --top with -a: directory rows are not ranked */
-	/* --system: file systems' and block devices' rows are not ranked
-	 * but follow the files, in the order they came */
+	/* --system: file systems' and block devices' rows (--cgroup: the
+	 * cgroups') are not ranked but follow the files, in the order they
+	 * came */
 	bool others_after;
 };
 

@@ -79,7 +79,7 @@ static struct sink *new_sink(const struct options *opts, struct watch *watch,
 			.reverse = opts->reverse,
 			.top = opts->top,
 			.files_only = opts->top && opts->all,
-			.others_after = opts->system,
+			.others_after = opts->system || opts->ncgroups,
 		};
 		sink = sink_rank_new(sink, &rank_cfg);
 	}

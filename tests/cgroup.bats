@@ -181,6 +181,14 @@ arrange_three() {
 	assert_line --regexp "^coverage: [0-9]+\.[0-9]% of cgroup /$CGNAME's file pages: [0-9.]+[BKMG] found in its processes' files of file [0-9.]+[BKMG] \(2 processes\)\$"
 }
 
+@test "--cgroup --top: the files ranked, the cgroup's row after them" {
+	make_cgroup
+	arrange_three
+	run -0 --separate-stderr pagestat --cgroup="$CG" --top 1 -J
+	assert_equal "$(json_field '[.rows[].type] | join(" ")')" "file cgroup"
+	assert_equal "$(json_field '.rows[0].path')" "$PWD/big"
+}
+
 @test "--cgroup: a dirty file written inside the cgroup: dirty agrees with memory.stat" {
 	make_cgroup
 	run_inside "$PCARRANGE" dirty d $((64 * PAGE))
