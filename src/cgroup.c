@@ -380,6 +380,96 @@ void cgroup_run(const struct walk_config *cfg, struct cgroup_set *set, struct si
 		one_cgroup(cfg, &set->cgroups[i], sink, result);
 }
 
+/* Every cgroup below dir down to depth into set, with its figures, when
+ * it holds file pages. */
+static void collect_cgroups(const char *dir, const char *name, int version, long depth,
+			    struct cgroup_set *set, size_t *cap)
+{
+	struct cgroup_figures cg = { .dir = (char *)dir, .stat.version = version };
+	if (read_memstat(&cg) == 0 && memstat_known(&cg.stat, MEMSTAT_FILE) &&
+	    cg.stat.value[MEMSTAT_FILE] > 0) {
+		XGROW(set->cgroups, *cap, set->n + 1);
+		cg.dir = xstrdup(dir);
+		cg.name = xstrdup(*name ? name : "/");
+		cg.stat_read = true;
+		cg.figures_only = true;
+		set->cgroups[set->n++] = cg;
+	}
+	if (depth == 0)
+		return;
+	int fd = user_openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *e;
+	// cppcheck-suppress readdirCalled
+	while ((e = readdir(d))) {
+		if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *below = join(dir, e->d_name), *below_name = join(name, e->d_name);
+		collect_cgroups(below, below_name, version, depth - 1, set, cap);
+		free(below);
+		free(below_name);
+	}
+	closedir(d);
+}
+
+static int most_file_first(const void *a, const void *b)
+{
+	uint64_t x = ((const struct cgroup_figures *)a)->stat.value[MEMSTAT_FILE];
+	uint64_t y = ((const struct cgroup_figures *)b)->stat.value[MEMSTAT_FILE];
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+bool cgroup_system_rows(const struct walk_config *cfg, long depth, struct sink *sink,
+			struct cgroup_set *set)
+{
+	struct cg_mounts ms = { 0 };
+	size_t cap = 0;
+
+	*set = (struct cgroup_set){ 0 };
+	const struct cg_mount *home = read_mounts(&ms) ? memory_mount(&ms) : NULL;
+	if (home)
+		collect_cgroups(home->point, "", home->version, depth, set, &cap);
+	else if (!cfg->quiet)
+		msg("--system: no cgroup mount has the memory controller: no cgroup rows\n");
+	free_mounts(&ms);
+	qsort(set->cgroups, set->n, sizeof *set->cgroups, most_file_first);
+	if (cfg->top && set->n > cfg->top) {
+		for (size_t i = cfg->top; i < set->n; i++) {
+			free(set->cgroups[i].name);
+			free(set->cgroups[i].dir);
+		}
+		set->n = cfg->top;
+	}
+	uint64_t page = sink->cfg.page_size;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct cgroup_figures *cg = &set->cgroups[i];
+		const struct memstat *m = &cg->stat;
+		struct row row = {
+			.path = cg->dir,
+			.path_len = strlen(cg->dir),
+			.type = ROW_CGROUP,
+			.stat = {
+				.known = PCS_CACHED |
+					 (memstat_known(m, MEMSTAT_DIRTY) ? PCS_DIRTY : 0) |
+					 (memstat_known(m, MEMSTAT_WRITEBACK) ? PCS_WRITEBACK : 0),
+				.cached = m->value[MEMSTAT_FILE] / page,
+				.dirty = m->value[MEMSTAT_DIRTY] / page,
+				.writeback = m->value[MEMSTAT_WRITEBACK] / page,
+			},
+			.fstype = m->version == 1 ? "cgroup" : "cgroup2",
+			.cgroup = cg,
+		};
+		if (!sink_row(sink, &row))
+			return false;
+	}
+	return true;
+}
+
 void cgroup_set_free(struct cgroup_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {

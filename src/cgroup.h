@@ -30,6 +30,14 @@ bool cgroup_resolve(const char *const *names, size_t n, struct cgroup_set *set);
 void cgroup_run(const struct walk_config *cfg, struct cgroup_set *set, struct sink *sink,
 		struct walk_result *result);
 
+/* --system: a row (type cgroup, figures only: cached, dirty and writeback
+ * are memory.stat's file, dirty and writeback) for each memory cgroup
+ * holding file pages, down to depth below the root (0: the root alone),
+ * the top of them by file pages (top 0: all), most first.  The rows
+ * point into *set until cgroup_set_free.  False when the output failed. */
+bool cgroup_system_rows(const struct walk_config *cfg, long depth, struct sink *sink,
+			struct cgroup_set *set);
+
 void cgroup_set_free(struct cgroup_set *set);
 
 #endif

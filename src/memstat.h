@@ -52,6 +52,7 @@ struct cgroup_figures {
 	bool stat_read;   /* false: the cgroup was removed during the run */
 	uint64_t processes; /* in it and below it, when its cgroup.procs were read */
 	uint64_t exited;    /* of those, gone before their files were read */
+	bool figures_only;  /* --system's row: no process or file was read */
 };
 
 /* Reads memory.stat's "KEY VALUE" lines from in into *ms for version 1

@@ -1035,9 +1035,6 @@ static int check_combinations(struct options *opts, const struct options_state *
 	if (opts->system && opts->action != ACTION_NONE)
 		return usage_error("--system cannot be combined with --evict, --warm or "
 				   "--warm-from");
-	if (opts->system && opts->max_depth >= 0)
-		return usage_error("--system has a row per file system, not per directory: "
-				   "no -d/--max-depth");
 	if (opts->system) {
 		/* the files that hold the most, then the file systems */
 		if (!opts->top)

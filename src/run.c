@@ -117,6 +117,7 @@ static struct walk_config walk_config_of(struct run *run, const struct file_requ
 		.excludes = opts->excludes,
 		.nexcludes = opts->nexcludes,
 		.jobs = opts->jobs,
+		.top = opts->top,
 	};
 }
 

@@ -250,7 +250,7 @@ static void put_cgroup(const struct sink *sink, struct strbuf *out, const struct
 			sb_puts(out, "null");
 	}
 	sb_puts(out, "},\"coverage\":");
-	if (memstat_known(ms, MEMSTAT_FILE) && ms->value[MEMSTAT_FILE])
+	if (!cg->figures_only && memstat_known(ms, MEMSTAT_FILE) && ms->value[MEMSTAT_FILE])
 		put_percent(out, sink_pages_to_bytes(sink, row->stat.cached), ms->value[MEMSTAT_FILE]);
 	else
 		sb_puts(out, "null");

@@ -266,6 +266,8 @@ static void put_cgroups(struct sink *sink)
 			const struct cgroup_figures *cg = row.cgroup;
 			if (row.type != ROW_CGROUP || !cg || !cg->stat_read)
 				continue;
+			if (!k && cg->figures_only)
+				continue; /* --system's: no file was read */
 			if (!k)
 				put_cgroup_sample(out, name, help, "gauge", cg->name,
 						  sink_pages_to_bytes(sink, row.stat.cached), &started);

@@ -326,7 +326,7 @@ static void table_row(struct sink *sink, const struct row *row)
 	if (row->error)
 		return;
 	add_row(sink, row);
-	if (row->cgroup) {
+	if (row->cgroup && !row->cgroup->figures_only) {
 		XGROW(st->cgroups, st->cgroups_cap, st->ncgroups + 1);
 		st->cgroups[st->ncgroups++] = (struct cgroup_seen){
 			row->cgroup, sink_pages_to_bytes(sink, row->stat.cached) };

@@ -37,6 +37,8 @@ struct walk_config {
 	 * walks), sorted by strcmp */
 	const char *const *prune;
 	size_t nprune;
+	/* --system: how many cgroup rows (--top; 0: all) */
+	uint64_t top;
 };
 
 struct walk_result {

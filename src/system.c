@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 
 #include "aggregate.h"
+#include "cgroup.h"
 #include "mountinfo.h"
 #include "msg.h"
 #include "pidfiles.h"
@@ -48,6 +49,7 @@ struct system {
 	size_t nmounts, mounts_cap;
 	const char **points; /* every mount point, sorted: the walks' prune */
 	bool buffers_unread; /* a block device could not be opened */
+	struct cgroup_set cgroups; /* the cgroups' rows point to their figures */
 };
 
 /* Kernel file systems that hold no page cache of files. */
@@ -450,6 +452,11 @@ struct system *system_run(const struct walk_config *cfg, struct sink *sink,
 		deleted_files(cfg, sink, result, &unseen);
 	if (!result->output_failed)
 		blockdevs(sys, cfg, sink, result);
+	/* a row per memory cgroup, -d deep (1 by default); not in the total,
+	 * which the files make */
+	if (!result->output_failed &&
+	    !cgroup_system_rows(cfg, cfg->max_depth >= 0 ? cfg->max_depth : 1, sink, &sys->cgroups))
+		result->output_failed = true;
 	if (!cfg->quiet) {
 		tell_failures(result);
 		tell_unseen(&unseen);
@@ -473,5 +480,6 @@ void system_free(struct system *sys)
 	}
 	free(sys->mounts);
 	free(sys->points);
+	cgroup_set_free(&sys->cgroups);
 	free(sys);
 }

@@ -8,8 +8,8 @@ exit status.  Prints one line per problem; exit 1 when there is any.
 
 With --system as OPERAND, the output of `pagestat --system` (the table
 with -b, CSV, JSON or Prometheus): the rows that are not files (a row per
-file system, the one of the deleted and memfd files, the block devices)
-must add up to the total, counter by counter; the row of the deleted and
+file system, the one of the deleted and memfd files, the block devices;
+not the cgroups' rows, which are memory.stat's) must add up to the total, counter by counter; the row of the deleted and
 memfd files must be there once, and when every file it sums is listed
 too (each named "... (deleted)"), they must add up to it; Prometheus must
 repeat no series.
@@ -193,6 +193,8 @@ def system_table(text):
                 row[key] = None if value == "-" else int(value)
         others = others or cells.get("FSTYPE", "-") != "-"
         row["type"] = cells.get("TYPE", "other" if others else "file")
+        if cells.get("FSTYPE") in ("cgroup", "cgroup2"):
+            row["type"] = "cgroup"
         out.append(row)
     if not out or out[-1]["path"] != "total":
         return [], {}, ["the last row is not the total: %r" % (out[-1] if out else None)]
@@ -216,7 +218,7 @@ def system_prometheus(text):
             problems.append("a series repeated: %r" % line)
         seen.add(line.rsplit(" ", 1)[0])
         family, labels, value = m.group(1), m.group(2) or "", int(m.group(3))
-        if family.startswith("kernel_") or family == "errors":
+        if family.startswith(("kernel_", "cgroup_")) or family == "errors":
             continue
         label = {k: prom_label(v)
                  for k, v in re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', labels)}
@@ -237,7 +239,8 @@ def check_system(fmt, text, status):
     rows, total, problems = read(text)
     if not total:
         return problems or ["no total"]
-    others = [r for r in rows if r["type"] != "file"]
+    # the cgroups' rows are the kernel's figures, beside the files' sums
+    others = [r for r in rows if r["type"] not in ("file", "cgroup")]
     for key, want in total.items():
         if key in ("path", "type") or want is None:
             continue

@@ -181,6 +181,28 @@ arrange_three() {
 	assert_line --regexp "^coverage: [0-9]+\.[0-9]% of cgroup /$CGNAME's file pages: [0-9.]+[BKMG] found in its processes' files of file [0-9.]+[BKMG] \(2 processes\)\$"
 }
 
+@test "--system: a row per memory cgroup holding file pages, the test's with memory.stat's figure" {
+	make_cgroup
+	arrange_three
+	local before after
+	before=$(memstat total_cache)
+	run --separate-stderr pagestat --system -d 1 --top 10 -J -o path,type,cached,dirty
+	after=$(memstat total_cache)
+	((status == 0 || status == 1)) || fail "exit $status: $stderr"
+	local cached file
+	cached=$(cgroup_field .cached_bytes)
+	file=$(cgroup_field .cgroup.kernel.file_bytes)
+	[[ -n $file ]] || fail "no row for $CG among the cgroup rows: $(json_field '[.rows[] | select(.type == "cgroup") | .path]')"
+	assert_between "$file" "$before" "$after" "file_bytes"
+	assert_equal "$cached" $((file / PAGE * PAGE))
+	assert_equal "$(cgroup_field .cgroup.coverage)" null
+	# the cgroups' rows: most file pages first, none deeper than -d 1
+	assert_equal "$(json_field '[.rows[] | select(.type == "cgroup") | .cached] | . == (sort | reverse)')" true
+	assert_equal "$(json_field "[.rows[] | select(.type == \"cgroup\") | .path | ltrimstr(\"$MEMCG\") | select(test(\"^/[^/]+/\"))] | length")" 0
+	# not in the total, which the files make
+	assert_equal "$(json_field '[.rows[] | select(.type != "file" and .type != "cgroup") | .cached] | add')" "$(json_field .total.cached)"
+}
+
 @test "--cgroup --top: the files ranked, the cgroup's row after them" {
 	make_cgroup
 	arrange_three

@@ -295,10 +295,10 @@ time.sleep(600)' "$PAGE" >memfd.ready 3>&- &
 	leave_nobody_dir
 }
 
-@test "--system with FILE operands, --files0-from, --pid, -d or an action: exit 2, nothing walked" {
+@test "--system with FILE operands, --files0-from, --pid or an action: exit 2, nothing walked" {
 	local args
 	for args in "--system /" "--system --files0-from=/dev/null" "--system --pid=$$" \
-		"--system -d 1" "--system --evict" "--system --warm" "-o fstype /" "-o note ."; do
+		"--system --evict" "--system --warm" "-o fstype /" "-o note ."; do
 		# shellcheck disable=SC2086
 		run -2 --separate-stderr "$PAGESTAT" $args
 		assert_output ""
