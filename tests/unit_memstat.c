@@ -27,7 +27,7 @@ static bool value_in(const char *text, const char *key, uint64_t *value)
 
 static struct memstat parse_text(const char *text, int version, bool *ok)
 {
-	struct memstat ms;
+	struct memstat ms = { 0 };
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 
 	*ok = in && memstat_parse(in, version, &ms);
