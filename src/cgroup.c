@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "aggregate.h"
@@ -332,6 +333,7 @@ static void one_cgroup(const struct walk_config *cfg, struct cgroup_figures *cg,
 
 	int err = collect_pids(cg->dir, &list);
 	cg->processes = list.n;
+	cg->exited = 0; /* this sample's */
 	if (!err)
 		pid_run_members(cfg, list.pids, list.n, sink, &r, &cg->exited);
 	free(list.pids);
@@ -339,8 +341,15 @@ static void one_cgroup(const struct walk_config *cfg, struct cgroup_figures *cg,
 	if (r.output_failed)
 		return;
 	/* the kernel's figures after the files, as --system reads meminfo */
+	/* -i: the sample before, for the rates */
+	cg->prev_read = cg->stat_read;
+	cg->prev = cg->stat;
+	cg->prev_at = cg->read_at;
 	if (!err)
 		err = read_memstat(cg);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	cg->read_at = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	cg->stat_read = !err;
 	cg->stat.version = version;
 	if (!cfg->quiet && err) {

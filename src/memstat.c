@@ -37,6 +37,8 @@ const struct memstat_key memstat_keys[MEMSTAT_COUNT] = {
 	[MEMSTAT_ACTIVATE] = { .name = "workingset_activate_file",
 			       .v2 = "workingset_activate_file", .v2_old = "workingset_activate",
 			       .help = "refaulted file pages put straight on the active list" },
+	[MEMSTAT_RECLAIMED] = { .name = "pgsteal", .v2 = "pgsteal",
+				.help = "pages reclaimed from the cgroup, anonymous and file" },
 };
 
 /* Which figure a key of memory.stat is, in this version; -1 if none. */

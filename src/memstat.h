@@ -19,6 +19,7 @@ enum memstat_id {
 	MEMSTAT_INACTIVE_FILE,
 	MEMSTAT_REFAULT,
 	MEMSTAT_ACTIVATE,
+	MEMSTAT_RECLAIMED,
 	MEMSTAT_COUNT
 };
 
@@ -53,7 +54,25 @@ struct cgroup_figures {
 	uint64_t processes; /* in it and below it, when its cgroup.procs were read */
 	uint64_t exited;    /* of those, gone before their files were read */
 	bool figures_only;  /* --system's row: no process or file was read */
+	/* -i: the figures of the sample before, and when each was read
+	 * (CLOCK_MONOTONIC seconds), for the rates of the counters */
+	struct memstat prev;
+	bool prev_read;
+	double read_at, prev_at;
 };
+
+/* -i: counter id's change per second since the sample before; false on
+ * the first sample, or when either sample lacks it (or it went back). */
+static inline bool cgroup_rate(const struct cgroup_figures *cg, enum memstat_id id,
+			       double *per_second)
+{
+	if (!cg->stat_read || !cg->prev_read || !memstat_known(&cg->stat, id) ||
+	    !memstat_known(&cg->prev, id) || cg->stat.value[id] < cg->prev.value[id] ||
+	    cg->read_at <= cg->prev_at)
+		return false;
+	*per_second = (double)(cg->stat.value[id] - cg->prev.value[id]) / (cg->read_at - cg->prev_at);
+	return true;
+}
 
 /* Reads memory.stat's "KEY VALUE" lines from in into *ms for version 1
  * (the hierarchical total_* keys: the cgroup and those below it, as v2's

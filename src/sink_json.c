@@ -6,6 +6,7 @@
 
 #include "sink.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -249,7 +250,30 @@ static void put_cgroup(const struct sink *sink, struct strbuf *out, const struct
 		else
 			sb_puts(out, "null");
 	}
-	sb_puts(out, "},\"coverage\":");
+	sb_putc(out, '}');
+	/* -i: the counters' change per second since the sample before */
+	if (sink->cfg.time) {
+		sb_puts(out, ",\"rates\":{");
+		bool first = true;
+		for (int i = 0; i < MEMSTAT_COUNT; i++) {
+			double rate;
+			if (memstat_keys[i].bytes)
+				continue;
+			sb_puts(out, first ? "\"" : ",\"");
+			first = false;
+			sb_puts(out, memstat_keys[i].name);
+			sb_puts(out, "\":");
+			if (cgroup_rate(cg, (enum memstat_id)i, &rate)) {
+				char num[32];
+				snprintf(num, sizeof num, "%.1f", rate);
+				sb_puts(out, num);
+			} else {
+				sb_puts(out, "null");
+			}
+		}
+		sb_putc(out, '}');
+	}
+	sb_puts(out, ",\"coverage\":");
 	if (!cg->figures_only && memstat_known(ms, MEMSTAT_FILE) && ms->value[MEMSTAT_FILE])
 		put_percent(out, sink_pages_to_bytes(sink, row->stat.cached), ms->value[MEMSTAT_FILE]);
 	else

@@ -344,6 +344,14 @@ static void memstat_cell(char buf[FMT_BUFSIZE], const struct memstat *ms, enum m
 		snprintf(buf, FMT_BUFSIZE, "%llu", (unsigned long long)ms->value[id]);
 }
 
+static void rate_cell(FILE *out, bool known, double rate)
+{
+	if (known)
+		fprintf(out, "%.1f", rate);
+	else
+		putc('-', out);
+}
+
 /* --cgroup: under the total, each cgroup's kernel figures and the share
  * of its file pages found in its processes' files. */
 static void put_cgroups(const struct sink *sink)
@@ -367,10 +375,28 @@ static void put_cgroups(const struct sink *sink)
 		for (int k = 0; k < MEMSTAT_COUNT; k++)
 			memstat_cell(v[k], ms, (enum memstat_id)k);
 		fprintf(out, " (v%d): file %s, dirty %s, writeback %s, shmem %s, mapped %s, "
-			"active file %s, inactive file %s; refaults %s, activations %s\n", ms->version, v[MEMSTAT_FILE], v[MEMSTAT_DIRTY], v[MEMSTAT_WRITEBACK],
+			"active file %s, inactive file %s; refaults %s, activations %s, reclaimed %s\n",
+			ms->version, v[MEMSTAT_FILE], v[MEMSTAT_DIRTY], v[MEMSTAT_WRITEBACK],
 			v[MEMSTAT_SHMEM], v[MEMSTAT_MAPPED], v[MEMSTAT_ACTIVE_FILE],
-			v[MEMSTAT_INACTIVE_FILE], v[MEMSTAT_REFAULT], v[MEMSTAT_ACTIVATE]);
+			v[MEMSTAT_INACTIVE_FILE], v[MEMSTAT_REFAULT], v[MEMSTAT_ACTIVATE],
+			v[MEMSTAT_RECLAIMED]);
 		fmt_human(found, st->cgroups[i].found);
+		double refaults, activations, reclaimed;
+		if (sink->cfg.later_sample) {
+			/* -i: how fast the cache churns (a thrashing cgroup shows it) */
+			bool r = cgroup_rate(cg, MEMSTAT_REFAULT, &refaults);
+			bool a = cgroup_rate(cg, MEMSTAT_ACTIVATE, &activations);
+			bool p = cgroup_rate(cg, MEMSTAT_RECLAIMED, &reclaimed);
+			fprintf(out, "cgroup ");
+			esc_put_terminal(out, cg->name, len, utf8);
+			fputs(" per second since the last sample: refaults ", out);
+			rate_cell(out, r, refaults);
+			fputs(", activations ", out);
+			rate_cell(out, a, activations);
+			fputs(", reclaimed ", out);
+			rate_cell(out, p, reclaimed);
+			putc('\n', out);
+		}
 		if (!memstat_known(ms, MEMSTAT_FILE) ||
 		    !fmt_percent(share, st->cgroups[i].found, ms->value[MEMSTAT_FILE]))
 			strcpy(share, "-");

@@ -70,7 +70,7 @@ static void test_v1(void)
 				       "total_active_file 60\ntotal_inactive_file 70\n"
 				       "total_workingset_refault_file 80\nworkingset_refault_file 8\n",
 				       1, &ok);
-	uint64_t want[MEMSTAT_COUNT] = { 10, 20, 30, 40, 50, 60, 70, 80, 0 };
+	uint64_t want[MEMSTAT_COUNT] = { 10, 20, 30, 40, 50, 60, 70, 80, 0, 0 };
 	unit_check(ok, "memstat: v1 parses");
 	for (int i = 0; i < MEMSTAT_COUNT; i++) {
 		bool known = memstat_known(&ms, (enum memstat_id)i);
