@@ -75,7 +75,8 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 	int len = snprintf(path, sizeof path, "/proc/%ld", (long)pid);
 
 	if (!w->cfg->quiet) {
-		msg("--pid %ld: %s\n", (long)pid, strerror(err));
+		msg("%s %ld: %s\n", w->exited ? "--cgroup: process" : "--pid", (long)pid,
+		    strerror(err));
 		if ((err == EACCES || err == EPERM) && !w->told_ptrace) {
 			w->told_ptrace = true;
 			explain_refused_process();
@@ -86,9 +87,9 @@ static void fail_pid(struct pid_walk *w, pid_t pid, int err)
 
 static void fail_file(struct pid_walk *w, pid_t pid, const struct pid_file *f, int err)
 {
-	char what[64];
-	snprintf(what, sizeof what, "--pid %ld: %s", (long)pid,
-		 inspect_failure_what(w->cfg->req));
+	char what[96];
+	snprintf(what, sizeof what, "%s %ld: %s", w->exited ? "--cgroup: process" : "--pid",
+		 (long)pid, inspect_failure_what(w->cfg->req));
 	size_t len = strlen(f->path);
 	if (report_tell(&w->out, what, f->path, len, err) && err == EPERM &&
 	    strstr(f->route, "/map_files/") && !w->told_map_files) {

@@ -221,7 +221,7 @@ make_memory_cgroup() {
 	echo "$HOLDER" >"$CG/cgroup.procs"
 	run -1 --separate-stderr as_nobody ./pagestat-cap -J --cgroup="$CG"
 	[[ $output != *held* && $stderr != *held* ]] || fail "a file of the root process was named: $output $stderr"
-	assert_stderr_has "pagestat: --pid $HOLDER: Permission denied" "CAP_SYS_PTRACE"
+	assert_stderr_has "pagestat: --cgroup: process $HOLDER: Permission denied" "CAP_SYS_PTRACE"
 	# the cgroup's own figures are anyone's
 	run -0 jq -r '.rows[] | select(.type == "cgroup") | "\(.cgroup.processes) \(.cgroup.kernel.file_bytes | type)"' <<<"$output"
 	assert_output "1 number"
