@@ -104,11 +104,9 @@ static const struct cg_mount *memory_mount(const struct cg_mounts *ms)
 
 static char *join(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	char *s = xrealloc(NULL, la + lb + 2);
-	memcpy(s, a, la);
-	s[la] = '/';
-	memcpy(s + la + 1, b, lb + 1);
+	size_t size = strlen(a) + strlen(b) + 2;
+	char *s = xrealloc(NULL, size);
+	snprintf(s, size, "%s/%s", a, b);
 	return s;
 }
 
@@ -273,12 +271,17 @@ static int collect_pids(const char *dir, struct pid_list *list)
 	free(procs);
 	if (!in)
 		return errno;
-	long pid;
-	while (fscanf(in, "%ld", &pid) == 1)
-		if (pid > 0) {
+	char *line = NULL;
+	size_t size = 0;
+	while (getline(&line, &size, in) > 0) {
+		char *end;
+		long pid = strtol(line, &end, 10);
+		if (pid > 0 && end != line) {
 			XGROW(list->pids, list->cap, list->n + 1);
 			list->pids[list->n++] = (pid_t)pid;
 		}
+	}
+	free(line);
 	fclose(in);
 
 	int fd = user_openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);

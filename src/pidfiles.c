@@ -366,7 +366,7 @@ static void walk_pid(struct pid_walk *w, pid_t pid)
  * files only, what cannot be seen counted there. */
 static void run_pids(const struct walk_config *cfg, const pid_t *pids, size_t npids,
 		     struct sink *sink, struct walk_result *result, struct pid_unseen *unseen,
-		     uint64_t *exited)
+		     uint64_t *exited) /* NOLINT(readability-non-const-parameter): counted in */
 {
 	struct pid_walk w = {
 		.cfg = cfg,

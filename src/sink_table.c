@@ -337,7 +337,7 @@ static void table_row(struct sink *sink, const struct row *row)
 static void memstat_cell(char buf[FMT_BUFSIZE], const struct memstat *ms, enum memstat_id id)
 {
 	if (!memstat_known(ms, id))
-		strcpy(buf, "-");
+		snprintf(buf, FMT_BUFSIZE, "-");
 	else if (memstat_keys[id].bytes)
 		fmt_human(buf, ms->value[id]);
 	else
@@ -399,7 +399,7 @@ static void put_cgroups(const struct sink *sink)
 		}
 		if (!memstat_known(ms, MEMSTAT_FILE) ||
 		    !fmt_percent(share, st->cgroups[i].found, ms->value[MEMSTAT_FILE]))
-			strcpy(share, "-");
+			snprintf(share, sizeof share, "-");
 		fprintf(out, "coverage: %s%% of cgroup ", share);
 		esc_put_terminal(out, cg->name, len, utf8);
 		fprintf(out, "'s file pages: %s found in its processes' files of file %s "

@@ -342,6 +342,24 @@ arrange_three() {
 		"$before" "$after" "v2 file"
 }
 
+@test "--cgroup: bash completes cgroup paths below the memory controller's mount, and self" {
+	make_cgroup
+	mkdir "$CG/inner"
+	on_teardown rmdir "$CG/inner"
+	local comp=${PAGESTAT_BUILDDIR:-${PAGESTAT%/src/pagestat}}/completions/pagestat
+	complete_words() {
+		bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+			COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}; _pagestat
+			printf "%s\n" "${COMPREPLY[@]}"' bash "$comp" "$@"
+	}
+	run -0 complete_words pagestat --cgroup "${CGNAME%-*}"
+	assert_line "$CGNAME/"
+	run -0 complete_words pagestat --cgroup "$CGNAME/"
+	assert_line "$CGNAME/inner/"
+	run -0 complete_words pagestat --cgroup se
+	assert_line self
+}
+
 @test "--cgroup bad input: exit 2, the cgroup named, why, nothing inspected" {
 	: >plain
 	local args want
