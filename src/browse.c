@@ -326,10 +326,12 @@ static void draw_line(struct browser *b, int y, uint32_t n, bool selected)
 	int namew = COLS - FIXED_COLUMNS;
 	if (namew < 8)
 		namew = 8;
-	if (selected)
-		attron(A_REVERSE);
 	move(y, 0);
 	clrtoeol();
+	if (selected) {
+		attron(A_REVERSE);
+		mvhline(y, 0, ' ' | A_REVERSE, COLS);
+	}
 	char mark = node->change == BC_UP ? '+' : node->change == BC_DOWN ? '-'
 						: node->change == BC_NEW ? '*' : ' ';
 	if (mark != ' ') {
@@ -679,10 +681,10 @@ static void draw_detail(struct browser *b, uint32_t node)
 		mvprintw(2, 0, "size %s (%" PRIu64 " bytes, %s pages)", size, n->size, pages);
 		mvprintw(3, 0, "cached %s (%s%%)  dirty %s  evicted %s", cached, pct, dirty,
 			 evicted);
-		mvprintw(5, 0, "segment map (%zu parts, each a column):", b->nsegments);
+		mvprintw(5, 0, "segment map (%zu parts across %d columns):", b->nsegments, COLS);
 		move(6, 0);
-		for (size_t i = 0; i < b->nsegments && (int)i < COLS; i++) {
-			const struct segment *s = &b->segments[i];
+		for (size_t x = 0; b->nsegments && x < (size_t)COLS; x++) {
+			const struct segment *s = &b->segments[x * b->nsegments / (size_t)COLS];
 			bool full = s->pages && s->cached == s->pages;
 			bool none = s->cached == 0;
 			const wchar_t *c = b->utf8 ? (none ? L"\u00b7" : full ? L"\u2588"
@@ -719,9 +721,12 @@ static void draw_detail(struct browser *b, uint32_t node)
 static void measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
 {
 	struct file_request req = *base;
-	req.measure.segments = COLS > 1 ? (unsigned)COLS : 1;
-	if (req.measure.segments > 4096)
-		req.measure.segments = 4096;
+	/* a part a column, but no part smaller than a page: each column
+	 * then shows the part it falls in */
+	uint64_t parts = COLS > 1 ? (uint64_t)COLS : 1;
+	if (parts > b->tree.nodes[node].pages)
+		parts = b->tree.nodes[node].pages ? b->tree.nodes[node].pages : 1;
+	req.measure.segments = parts > 4096 ? 4096 : (unsigned)parts;
 	req.measure.extents = EXTENTS_CACHED;
 	b->want_detail = true;
 	b->nsegments = b->nextents = b->extents_all = 0;
