@@ -8,6 +8,7 @@
 
 #include <curses.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -90,6 +91,29 @@ static void restore_terminal(void)
 		(void)!write(STDOUT_FILENO, restore_seq, restore_len);
 	if (tty_saved)
 		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+}
+
+/* A fault of the program's own (signals.c leaves them alone): the
+ * terminal back, then the action there was before, the fault again. */
+static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction fault_before[sizeof faults / sizeof faults[0]];
+
+static void on_fault(int sig)
+{
+	restore_terminal();
+	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+		if (faults[i] == sig)
+			(void)sigaction(sig, &fault_before[i], NULL);
+	/* pending until the handler returns; a fault then also comes again */
+	(void)raise(sig);
+}
+
+static void catch_faults(bool on)
+{
+	struct sigaction sa = { .sa_handler = on_fault };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+		(void)sigaction(faults[i], on ? &sa : &fault_before[i], on ? &fault_before[i] : NULL);
 }
 
 static void keep_cap(const char *name)
@@ -361,9 +385,11 @@ static void draw_line(struct browser *b, int y, uint32_t n, bool selected)
 		strcpy(pct, "-");
 	figure(b, dirty, node->dirty, PCS_DIRTY);
 	figure(b, evicted, node->evicted, PCS_EVICTED);
+	if (strcmp(pct, "-") != 0)
+		strcat(pct, "%");
 	mvprintw(y, namew, " %6s %6s [", size, cached);
 	put_bar(b, node->cached, node->pages, BAR_WIDTH);
-	printw("] %5s%% %6s %7s", pct, dirty, evicted);
+	printw("] %6s %6s %7s", pct, dirty, evicted);
 	if (selected)
 		attroff(A_REVERSE);
 }
@@ -415,12 +441,12 @@ static void draw_footer(struct browser *b)
 	move(LINES - 1, 0);
 	clrtoeol();
 	attron(A_REVERSE);
-	mvaddnstr(LINES - 1, 0,
-		  b->utf8 ? "?:help q:quit \u2191\u2193 \u2192:open \u2190:up "
-			    "cspdvn:sort t:dirs r:again i:auto e:evict w:warm"
-			  : "?:help q:quit j/k l:open h:up cspdvn:sort t:dirs "
-			    "r:again i:auto e:evict w:warm",
-		  COLS);
+	mvaddnwstr(LINES - 1, 0,
+		   b->utf8 ? L"?:help q:quit \u2191\u2193 \u2192:open \u2190:up "
+			     L"cspdvn:sort t:dirs r:again i:auto e:evict w:warm"
+			   : L"?:help q:quit j/k l:open h:up cspdvn:sort t:dirs "
+			     L"r:again i:auto e:evict w:warm",
+		   COLS);
 	attroff(A_REVERSE);
 }
 
@@ -913,6 +939,7 @@ static void start_screen(struct browser *b)
 	keep_cap("cnorm");
 	keep_cap("rmcup");
 	signals_on_death(restore_terminal);
+	catch_faults(true);
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
@@ -934,6 +961,7 @@ static void end_screen(void)
 	curs_set(1);
 	endwin();
 	signals_on_death(NULL);
+	catch_faults(false);
 }
 
 int browse_run(const struct walk_config *cfg, char *const *operands)
