@@ -70,6 +70,12 @@ struct browser {
 	uint64_t files, bytes;
 	struct timespec drawn;
 	unsigned polls;
+	/* r and i: the files measured again in place, their paths the walk's
+	 * operands (rows in that order), at: the next one */
+	bool remeasuring;
+	uint32_t *re_nodes;
+	char **re_paths;
+	size_t re_n, re_at;
 	/* the detail view's file: its parts and cached extents */
 	bool want_detail;
 	struct segment *segments;
@@ -491,10 +497,40 @@ static void poll_keys(struct browser *b)
 	}
 }
 
+/* r and i: a row of the operand the walk is at, the file measured again;
+ * rows below an operand (the file became a directory) are passed over. */
+static void remeasured(struct browser *b, const struct row *row)
+{
+	while (b->re_at < b->re_n) {
+		const char *op = b->re_paths[b->re_at];
+		size_t n = strlen(op);
+		if (row->path_len == n && memcmp(row->path, op, n) == 0) {
+			struct bnode *node = &b->tree.nodes[b->re_nodes[b->re_at++]];
+			node->error = (int16_t)row->error;
+			if (!row->error && row->type != ROW_FILE && row->type != ROW_BLOCKDEV)
+				node->error = FAIL_CHANGED;
+			if (!node->error) {
+				node->size = row->stat.size;
+				node->pages = row->stat.pages;
+				node->cached = row->stat.cached;
+				node->dirty = row->stat.dirty;
+				node->evicted = row->stat.evicted;
+			}
+			return;
+		}
+		if (row->path_len > n && memcmp(row->path, op, n) == 0 && row->path[n] == '/')
+			return;
+		b->re_at++; /* that operand gave no row */
+	}
+}
+
 static void sink_browse_row(struct sink *sink, const struct row *row)
 {
 	struct browser *b = sink->state;
-	btree_row(&b->tree, row);
+	if (b->remeasuring)
+		remeasured(b, row);
+	else
+		btree_row(&b->tree, row);
 	if (row->type == ROW_FILE && !row->error) {
 		b->files++;
 		b->bytes += row->stat.size;
@@ -572,25 +608,81 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	return ok;
 }
 
+/* r and i: every file below dir measured again where it is (no directory
+ * read: each path is an operand of the walk, which opens it as it opens
+ * any file), the sums made again, each child marked with its change. */
+static void remeasure(struct browser *b, uint32_t dir)
+{
+	size_t cap = 0;
+	b->re_n = b->re_at = 0;
+	btree_files(&b->tree, dir, &b->re_nodes, &b->re_n, &cap);
+	b->re_paths = xcalloc(b->re_n + 1, sizeof *b->re_paths);
+	for (size_t i = 0; i < b->re_n; i++) {
+		btree_path(&b->tree, b->re_nodes[i], &b->path);
+		b->re_paths[i] = xstrdup(b->path.data);
+	}
+	struct bnode before = b->tree.nodes[dir];
+	uint64_t *old = xcalloc(btree_count_children(&b->tree, dir) + 1, sizeof *old);
+	size_t k = 0;
+	for (uint32_t c = before.first; c != BNODE_NONE; c = b->tree.nodes[c].next)
+		old[k++] = b->tree.nodes[c].cached;
+
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	struct walk_result result = { 0 };
+	b->files = b->bytes = 0;
+	b->polls = 0;
+	b->remeasuring = true;
+	if (b->re_n)
+		walk_run(b->cfg, b->re_paths, &sink, &result);
+	b->remeasuring = false;
+
+	btree_sum(&b->tree, dir);
+	btree_fix_above(&b->tree, dir, &before);
+	k = 0;
+	for (uint32_t c = before.first; c != BNODE_NONE; c = b->tree.nodes[c].next, k++) {
+		uint64_t was = old[k], now = b->tree.nodes[c].cached;
+		b->tree.nodes[c].change = now > was ? BC_UP : now < was ? BC_DOWN : BC_SAME;
+	}
+	free(old);
+	for (size_t i = 0; i < b->re_n; i++)
+		free(b->re_paths[i]);
+	free(b->re_paths);
+	b->re_paths = NULL;
+	free(b->re_nodes);
+	b->re_nodes = NULL;
+	b->re_n = 0;
+	b->status[0] = 0;
+}
+
 static void refresh_dir(struct browser *b)
 {
 	remember_selection(b);
-	if (b->dir == 0) {
-		/* the operands: each again */
-		for (uint32_t c = b->tree.nodes[0].first; c != BNODE_NONE && !b->quit;
-		     c = b->tree.nodes[c].next)
-			walk_again(b, c, b->cfg->req);
-	} else {
-		walk_again(b, b->dir, b->cfg->req);
-	}
+	remeasure(b, b->dir);
 	if (!b->quit && !b->status[0]) {
 		time_t now = time(NULL);
 		struct tm tm;
 		localtime_r(&now, &tm);
 		char when[16];
 		strftime(when, sizeof when, "%H:%M:%S", &tm);
-		say(b, "measured at %s: + more cached, - less, * new", when);
+		say(b, "measured at %s: + more cached, - less (R walks again)", when);
 	}
+	make_list(b);
+}
+
+/* R: the directory walked again, files made or removed since seen too. */
+static void rewalk_dir(struct browser *b)
+{
+	remember_selection(b);
+	if (b->dir == 0) {
+		for (uint32_t c = b->tree.nodes[0].first; c != BNODE_NONE && !b->quit;
+		     c = b->tree.nodes[c].next)
+			walk_again(b, c, b->cfg->req);
+	} else {
+		walk_again(b, b->dir, b->cfg->req);
+	}
+	if (!b->quit && !b->status[0])
+		say(b, "walked again: + more cached, - less, * new");
 	make_list(b);
 }
 
@@ -663,7 +755,8 @@ static void draw_help(struct browser *b)
 		"  c s p d v n        sort by cached, size, percent, dirty, evicted, name;",
 		"                     the same key again reverses",
 		"  t                  directories first, or mixed with the files",
-		"  r                  measure the directory again",
+		"  r                  measure the directory's files again (no walk)",
+		"  R                  walk the directory again (new files too)",
 		"  i                  measure it every 2 seconds (again: stop);",
 		"                     + more cached, - less, * new since the measure before",
 		"  e                  evict the selected file or directory (asks first)",
@@ -907,6 +1000,9 @@ static void browse_loop(struct browser *b)
 			break;
 		case 'r':
 			refresh_dir(b);
+			break;
+		case 'R':
+			rewalk_dir(b);
 			break;
 		case 'i':
 			b->interval = !b->interval;

@@ -277,8 +277,14 @@ bool btree_end_replace(struct btree *t, uint32_t node, bool mark)
 		free_subtree(t, c);
 		c = next;
 	}
+	btree_fix_above(t, node, &before);
+	return true;
+}
+
+void btree_fix_above(struct btree *t, uint32_t node, const struct bnode *before_)
+{
 	/* the directories above: their sums change by as much (modulo 2^64) */
-	n = &t->nodes[node];
+	struct bnode before = *before_, *n = &t->nodes[node];
 	uint64_t dsize = n->size - before.size, dpages = n->pages - before.pages,
 		 dcached = n->cached - before.cached, ddirty = n->dirty - before.dirty,
 		 devicted = n->evicted - before.evicted;
@@ -290,7 +296,46 @@ bool btree_end_replace(struct btree *t, uint32_t node, bool mark)
 		a->dirty += ddirty;
 		a->evicted += devicted;
 	}
-	return true;
+}
+
+void btree_sum(struct btree *t, uint32_t node)
+{
+	struct bnode *n = &t->nodes[node];
+	if (n->kind != BN_DIR && n->kind != BN_ROOT)
+		return;
+	uint64_t size = 0, pages = 0, cached = 0, dirty = 0, evicted = 0;
+	for (uint32_t c = n->first; c != BNODE_NONE; c = t->nodes[c].next) {
+		btree_sum(t, c);
+		const struct bnode *k = &t->nodes[c];
+		if (k->error)
+			continue;
+		size += k->size;
+		pages += k->pages;
+		cached += k->cached;
+		dirty += k->dirty;
+		evicted += k->evicted;
+	}
+	n = &t->nodes[node];
+	if (n->error)
+		return; /* a directory that could not be read: nothing below it */
+	n->size = size;
+	n->pages = pages;
+	n->cached = cached;
+	n->dirty = dirty;
+	n->evicted = evicted;
+}
+
+void btree_files(const struct btree *t, uint32_t node, uint32_t **files, size_t *n,
+		 size_t *cap)
+{
+	const struct bnode *x = &t->nodes[node];
+	if (x->kind == BN_FILE) {
+		XGROW(*files, *cap, *n + 1);
+		(*files)[(*n)++] = node;
+		return;
+	}
+	for (uint32_t c = x->first; c != BNODE_NONE; c = t->nodes[c].next)
+		btree_files(t, c, files, n, cap);
 }
 
 void btree_path(const struct btree *t, uint32_t node, struct strbuf *sb)

@@ -58,6 +58,15 @@ void btree_end_scan(struct btree *t, const struct row *total);
  * and with mark each child (or node itself, a file) says how its cached
  * pages changed.  False when the walk gave no row for it (node kept). */
 bool btree_end_replace(struct btree *t, uint32_t node, bool mark);
+/* After node's figures changed from before's: the directories above it
+ * set right. */
+void btree_fix_above(struct btree *t, uint32_t node, const struct bnode *before);
+/* node's directories summed again from the files below them (r: each
+ * file measured again in place). */
+void btree_sum(struct btree *t, uint32_t node);
+/* The file nodes at or below node, appended to *files. */
+void btree_files(const struct btree *t, uint32_t node, uint32_t **files, size_t *n,
+		 size_t *cap);
 /* The rows so far thrown away (a walk stopped by q). */
 void btree_abandon(struct btree *t);
 

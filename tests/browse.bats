@@ -254,6 +254,42 @@ table_of() {
 	wait_screen "pagestat-exited-0"
 }
 
+@test "--browse: r reads no directory, it measures each file again; R walks again" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	local pid
+	pid=$(cat "$BATS_TEST_TMPDIR/pid")
+	strace -f -qq -e trace=getdents64,openat -o "$BATS_TEST_TMPDIR/trace" -p "$pid" &
+	local tracer=$!
+	# strace says nothing when it is attached: r until the trace holds
+	# each of the five files opened again by its path (to be measured)
+	local i f all
+	for ((i = 0; i < 100; i++)); do
+		tm send-keys r
+		all=1
+		for f in a-cold b-hot c-half sub/warm sub/dirty; do
+			grep -qF "\"t/$f\"" "$BATS_TEST_TMPDIR/trace" 2>/dev/null || all=
+		done
+		[[ $all ]] && break
+		sleep 0.05
+	done
+	kill -0 "$tracer" 2>/dev/null || skip "strace cannot attach to pagestat here (ptrace)"
+	[[ $all ]]
+	wait_screen "measured at"
+	run grep -c getdents64 "$BATS_TEST_TMPDIR/trace"
+	assert_output 0
+	make_cached t/new 2
+	tm send-keys R
+	wait_screen "walked again"
+	screen | grep -E '^\*new ' >/dev/null
+	grep -q getdents64 "$BATS_TEST_TMPDIR/trace"
+	kill "$tracer"
+	wait "$tracer" || true
+}
+
 @test "--browse: e evicts the selected file after asking, w warms it; cachestat agrees" {
 	require_browse
 	make_tree
