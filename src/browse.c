@@ -72,6 +72,7 @@ struct browser {
 	unsigned polls;
 	/* r and i: the files measured again in place, their paths the walk's
 	 * operands (rows in that order), at: the next one */
+	uint64_t errors; /* of the last walk again: what could not be inspected */
 	bool remeasuring;
 	uint32_t *re_nodes;
 	char **re_paths;
@@ -594,6 +595,7 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
 	btree_begin(&b->tree, operands);
 	walk_run(&cfg, operands, &sink, &result);
+	b->errors = result.errors;
 	bool ok = false;
 	if (b->quit) {
 		btree_abandon(&b->tree);
@@ -736,11 +738,18 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	remember_selection(b);
 	if (!walk_again(b, node, &req))
 		return;
+	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
+	int err = b->tree.nodes[node].error;
 	char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
 	human(was, bytes_of(b, before));
 	human(now, bytes_of(b, b->tree.nodes[node].cached));
-	say(b, "%s %s: cached %s before, %s now", action == ACTION_EVICT ? "evicted" : "warmed",
-	    name, was, now);
+	if (err)
+		say(b, "cannot %s %s: %s", verb, name, fail_strerror(err));
+	else if (b->errors)
+		say(b, "%sed %s: cached %s before, %s now; %" PRIu64 " could not be %sed: their "
+		    "lines say why", verb, name, was, now, b->errors, verb);
+	else
+		say(b, "%sed %s: cached %s before, %s now", verb, name, was, now);
 	make_list(b);
 }
 

@@ -14,6 +14,7 @@ setup() {
 
 teardown() {
 	[[ -S ${SOCK-} ]] && tmux -S "$SOCK" kill-server 2>/dev/null
+	leave_nobody_dir
 	return 0
 }
 
@@ -30,11 +31,13 @@ tm() { tmux -S "$SOCK" "$@"; }
 
 # pagestat --browse ARGS in a detached tmux window of COLS x ROWS (80x24)
 # with LANG (C.UTF-8); the shell then says how pagestat ended, and
-# $BATS_TEST_TMPDIR/pid holds pagestat's process id.
+# $BATS_TEST_TMPDIR/pid holds pagestat's process id.  BROWSE_BIN: another
+# pagestat; BROWSE_AS: the words of a command that runs it (setpriv).
 start_browse() {
 	rearrange || return
 	local cmd arg
-	cmd="sh -c 'echo \$\$ >$BATS_TEST_TMPDIR/pid; exec \"\$0\" \"\$@\"' $(printf %q "$PAGESTAT") --browse"
+	cmd="sh -c 'echo \$\$ >$BATS_TEST_TMPDIR/pid; exec \"\$0\" \"\$@\"' ${BROWSE_AS-}"
+	cmd+=" $(printf %q "${BROWSE_BIN:-$PAGESTAT}") --browse"
 	for arg in "$@"; do
 		cmd+=" $(printf %q "$arg")"
 	done
@@ -319,6 +322,43 @@ table_of() {
 	wait_screen "warmed t/sub"
 	run -0 pcarrange stat t/sub/warm
 	assert_equal "${output%% *}" 4
+}
+
+@test "--browse as nobody with a setcap copy: it shows a root file's cache, but e evicts only what nobody could open" {
+	require_browse
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	SOCK=$NOBODY_DIR/tmux.sock
+	mkdir -m 755 tree
+	local f
+	for f in mine theirs; do
+		pcarrange write "tree/$f" $((4 * PAGE))
+		pcarrange cache "tree/$f" 0 4
+	done
+	chmod 644 tree/mine
+	chmod 600 tree/theirs
+	BROWSE_BIN=./pagestat-cap BROWSE_AS="setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups" \
+		start_browse tree
+	wait_screen "by cached"
+	# the capabilities serve the inspection: both files are measured
+	wait_line theirs "^theirs [^ ]+ $((4 * PAGE / 1024))K "
+	wait_line mine "^mine [^ ]+ $((4 * PAGE / 1024))K "
+	tm send-keys n
+	wait_screen "by name)"
+	tm send-keys j e
+	wait_screen "cached of tree/theirs? [y/n]"
+	tm send-keys y
+	wait_screen "cannot evict tree/theirs: Permission denied"
+	pcarrange holds tree/theirs 4
+	tm send-keys g e
+	wait_screen "cached of tree/mine? [y/n]"
+	tm send-keys y
+	wait_screen "evicted tree/mine"
+	pcarrange holds tree/mine dropped
+	pcarrange holds tree/theirs 4
 }
 
 @test "--browse: a plain ASCII locale draws # bars; NO_COLOR leaves colours out" {
