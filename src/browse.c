@@ -491,11 +491,13 @@ static void draw_listing(struct browser *b)
  * wait.  A resize redraws. */
 static void poll_keys(struct browser *b)
 {
-	int ch;
-	while ((ch = getch()) != ERR) {
-		if (ch == 'q' || ch == 'Q')
-			b->quit = true;
-	}
+	int ch = getch();
+	if (ch == 'q' || ch == 'Q')
+		b->quit = true;
+	else if (ch == KEY_RESIZE)
+		clear(); /* the next draw fills the new size */
+	else if (ch != ERR)
+		ungetch(ch); /* for after the walk */
 }
 
 /* r and i: a row of the operand the walk is at, the file measured again;

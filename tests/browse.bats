@@ -167,6 +167,56 @@ table_of() {
 	wait_screen "pagestat-exited-0"
 }
 
+@test "--browse: ? shows the keys, any key goes back" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	tm send-keys '?'
+	wait_screen "pagestat --browse: keys"
+	screen | grep -F "evict the selected file or directory (asks first)"
+	tm send-keys x
+	wait_screen "by cached"
+}
+
+@test "--browse: while the walk goes on, the files, bytes and path found so far; keys but q wait, q quits" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	mkdir -p slow/d1 slow/d2 slow/d3
+	make_cached slow/d1/f 2
+	make_cached slow/d2/g 2
+	make_cached slow/d3/h 2
+	# each directory read takes a second: the walk is seen under way
+	BROWSE_AS="strace -f -qq -o /dev/null -e trace=getdents64 -e inject=getdents64:delay_enter=1000000" \
+		start_browse slow
+	wait_screen "pagestat --browse: scanning"
+	wait_screen_re "^  files [1-9][0-9]*, [0-9.]+K"
+	wait_screen_re "^  slow/d[123]/[fgh]"
+	wait_screen "q quits; other keys wait for the scan"
+	tm send-keys j
+	wait_screen "scanning"
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+	assert_equal "$(tm display -p '#{alternate_on} #{cursor_flag}')" "0 1"
+}
+
+@test "--browse takes -j, the range and the walk's filters as any inspection does" {
+	require_browse
+	make_tree
+	local opts=(-j 2 --length=$((2 * PAGE)) --exclude=c-half)
+	start_browse "${opts[@]}" t
+	wait_screen "by cached"
+	assert_equal "$(names_shown)" "sub/ b-hot a-cold"
+	local name row
+	for name in a-cold b-hot; do
+		row=$("$PAGESTAT" "${opts[@]}" -a -d 9 -n -o size,cached,percent,dirty,evicted,path t |
+			awk -v p="t/$name" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //')
+		assert_equal "$(line_of "$name")" "$name $row"
+	done
+	# the range mattered: the whole file's figures differ
+	[[ $(line_of b-hot) != "b-hot $(table_of t/b-hot)" ]]
+}
+
 @test "--browse: Enter goes down, h and Backspace go up, the selection kept" {
 	require_browse
 	make_tree
