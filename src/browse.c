@@ -491,13 +491,19 @@ static void draw_listing(struct browser *b)
  * wait.  A resize redraws. */
 static void poll_keys(struct browser *b)
 {
-	int ch = getch();
-	if (ch == 'q' || ch == 'Q')
-		b->quit = true;
-	else if (ch == KEY_RESIZE)
-		clear(); /* the next draw fills the new size */
-	else if (ch != ERR)
-		ungetch(ch); /* for after the walk */
+	int kept[32], ch;
+	size_t n = 0;
+	while ((ch = getch()) != ERR) {
+		if (ch == 'q' || ch == 'Q')
+			b->quit = true;
+		else if (ch == KEY_RESIZE)
+			clear(); /* the next draw fills the new size */
+		else if (n < sizeof kept / sizeof kept[0])
+			kept[n++] = ch;
+	}
+	/* for after the walk, in the order typed */
+	while (n > 0)
+		ungetch(kept[--n]);
 }
 
 /* r and i: a row of the operand the walk is at, the file measured again;
@@ -549,9 +555,9 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 		b->nextents = keep;
 		b->extents_all = row->nextents;
 	}
-	if (++b->polls % 64 != 0 && b->polls != 1)
-		return;
-	if (ms_since(&b->drawn) < DRAW_MS)
+	/* the clock is read on every row (a vDSO call): rows may come
+	 * seconds apart (a slow directory, a large file's extents) */
+	if (++b->polls != 1 && ms_since(&b->drawn) < DRAW_MS)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
 	nodelay(stdscr, TRUE);

@@ -186,8 +186,8 @@ table_of() {
 	make_cached slow/d1/f 2
 	make_cached slow/d2/g 2
 	make_cached slow/d3/h 2
-	# each directory read takes a second: the walk is seen under way
-	BROWSE_AS="strace -f -qq -o /dev/null -e trace=getdents64 -e inject=getdents64:delay_enter=1000000" \
+	# each directory read takes half a second: the walk is seen under way
+	BROWSE_AS="strace -f -qq -o /dev/null -e trace=getdents64 -e inject=getdents64:delay_enter=500000" \
 		start_browse slow
 	wait_screen "pagestat --browse: scanning"
 	wait_screen_re "^  files [1-9][0-9]*, [0-9.]+K"
