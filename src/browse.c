@@ -63,7 +63,7 @@ struct browser {
 	bool reverse, mixed; /* mixed: directories not first */
 	bool interval;       /* i: measuring again every REFRESH_SECONDS */
 	struct timespec next_refresh;
-	char status[512];
+	char status[4400];
 	struct strbuf path;
 	/* a walk under way */
 	bool scanning, quit;
@@ -153,24 +153,25 @@ static uint64_t bytes_of(const struct browser *b, uint64_t pages)
 	return pages * b->page_size;
 }
 
-/* A name escaped as the table does, cut in the middle to width columns,
- * into out (wide characters). */
-static void fit_name(const struct browser *b, const char *name, size_t len, size_t width,
-		     wchar_t *out, size_t cap)
+/* Text already safe to show (escaped names, our words) as wide
+ * characters, cut in the middle to width columns, into out.  A byte the
+ * locale does not take (an escape cut short) ends it. */
+static void fit_text(const struct browser *b, const char *text, size_t width, wchar_t *out,
+		     size_t cap)
 {
-	char esc[4096];
-	esc_terminal(esc, sizeof esc, name, len, b->utf8);
 	wchar_t wide[4096];
-	size_t n = mbstowcs(wide, esc, sizeof wide / sizeof wide[0] - 1);
-	if (n == (size_t)-1) { /* cannot be: escaped for this locale */
-		n = 0;
+	size_t n = 0, total = 0;
+	mbstate_t st = { 0 };
+	for (const char *p = text; *p && n < sizeof wide / sizeof wide[0] - 1;) {
+		size_t k = mbrtowc(&wide[n], p, strlen(p), &st);
+		if (k == 0 || k == (size_t)-1 || k == (size_t)-2)
+			break;
+		int w = wcwidth(wide[n]);
+		total += w < 0 ? 1 : (size_t)w;
+		n++;
+		p += k;
 	}
 	wide[n] = 0;
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++) {
-		int w = wcwidth(wide[i]);
-		total += w < 0 ? 1 : (size_t)w;
-	}
 	if (total <= width || width < 3) {
 		wcsncpy(out, wide, cap - 1);
 		out[cap - 1] = 0;
@@ -199,6 +200,15 @@ static void fit_name(const struct browser *b, const char *name, size_t len, size
 	while (right < n && o < cap - 1)
 		out[o++] = wide[right++];
 	out[o] = 0;
+}
+
+/* A name escaped as the table does (escape.c), then fitted. */
+static void fit_name(const struct browser *b, const char *name, size_t len, size_t width,
+		     wchar_t *out, size_t cap)
+{
+	char esc[4096];
+	esc_terminal(esc, sizeof esc, name, len, b->utf8);
+	fit_text(b, esc, width, out, cap);
 }
 
 static void put_name(const struct browser *b, int y, int x, const char *name, size_t width)
@@ -339,8 +349,7 @@ static void draw_status(struct browser *b)
 	clrtoeol();
 	if (b->status[0]) {
 		wchar_t w[1024];
-		fit_name(b, b->status, strlen(b->status), (size_t)COLS - 1, w,
-			 sizeof w / sizeof w[0]);
+		fit_text(b, b->status, (size_t)COLS - 1, w, sizeof w / sizeof w[0]);
 		/* the status is ours: no escapes needed beyond the names' */
 		mvaddwstr(LINES - 2, 0, w);
 	}
@@ -609,7 +618,9 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 		btree_abandon(&b->tree);
 	} else if (!btree_end_replace(&b->tree, node, true)) {
 		b->tree.nodes[node].error = ENOENT;
-		say(b, "%s: no longer there", path);
+		char name[4096];
+		esc_terminal(name, sizeof name, path, strlen(path), b->utf8);
+		say(b, "%s: no longer there", name);
 	} else {
 		ok = true;
 		b->status[0] = 0;
@@ -720,7 +731,7 @@ static void act(struct browser *b, uint32_t node, enum action action)
 {
 	const struct bnode *n = &b->tree.nodes[node];
 	btree_path(&b->tree, node, &b->path);
-	char what[FMT_BUFSIZE], question[600], name[300];
+	char what[FMT_BUFSIZE], question[4200], name[4096];
 	esc_terminal(name, sizeof name, b->path.data, b->path.len, b->utf8);
 	uint64_t before = n->cached;
 	if (action == ACTION_EVICT) {

@@ -441,6 +441,10 @@ table_of() {
 	start_browse t
 	wait_screen "by cached"
 	screen | grep -F 'odd\nname'
+	# the status line says the name as the listing does, escaped once
+	tm send-keys j e
+	wait_screen 'cached of t/odd\nname? [y/n]'
+	tm send-keys n
 	# cut in the middle, at 80 columns: the start, an ellipsis, the end
 	screen | grep -E '^ ?x+…x*-end ' >/dev/null
 	tm resize-window -x 120 -y 30
