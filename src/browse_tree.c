@@ -224,10 +224,12 @@ static enum bnode_change change_of(uint64_t before, uint64_t after)
 /* Each child of node: how its cached pages differ from olds'. */
 static void mark_children(struct btree *t, uint32_t node, struct old_child *olds, size_t nolds)
 {
-	qsort(olds, nolds, sizeof *olds, by_name);
+	if (nolds)
+		qsort(olds, nolds, sizeof *olds, by_name);
 	for (uint32_t c = t->nodes[node].first; c != BNODE_NONE; c = t->nodes[c].next) {
 		struct old_child key = { .name = btree_name(t, c) };
-		struct old_child *o = bsearch(&key, olds, nolds, sizeof *olds, by_name);
+		struct old_child *o =
+			nolds ? bsearch(&key, olds, nolds, sizeof *olds, by_name) : NULL;
 		t->nodes[c].change = o ? change_of(o->cached, t->nodes[c].cached) : BC_NEW;
 	}
 }
