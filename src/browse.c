@@ -51,38 +51,36 @@ struct browser {
 	const struct walk_config *cfg;
 	struct btree tree;
 	uint64_t page_size;
-	unsigned known; /* PCS_* the method knows */
-	bool utf8, color;
-	uint32_t dir; /* the directory shown */
-	uint32_t *list; /* its children, sorted */
+	uint32_t *list; /* the directory's children, sorted */
 	size_t nlist, list_cap, sel, top;
-	/* the selected entry's name, kept across a walk that makes its node
-	 * anew (an offset in the tree's names, which stay), or UINT32_MAX */
-	uint32_t keep_name;
-	enum sort_key key;
-	bool reverse, mixed; /* mixed: directories not first */
-	bool interval;       /* i: measuring again every REFRESH_SECONDS */
-	struct timespec next_refresh;
-	char status[4400];
+	struct timespec next_refresh; /* i: when to measure again */
 	struct strbuf path;
-	/* a walk under way */
-	bool scanning, quit;
+	/* a walk under way: what it found so far, when the screen was drawn */
 	uint64_t files, bytes;
 	struct timespec drawn;
-	unsigned polls;
+	uint64_t errors; /* of the last walk again: what could not be inspected */
 	/* r and i: the files measured again in place, their paths the walk's
 	 * operands (rows in that order), at: the next one */
-	uint64_t errors; /* of the last walk again: what could not be inspected */
-	bool remeasuring;
 	uint32_t *re_nodes;
 	char **re_paths;
 	size_t re_n, re_at;
 	/* the detail view's file: its parts and cached extents */
-	bool want_detail;
 	struct segment *segments;
 	size_t nsegments, segments_cap;
 	struct extent *extents;
 	size_t nextents, extents_cap, extents_all;
+	unsigned known; /* PCS_* the method knows */
+	uint32_t dir;   /* the directory shown */
+	/* the selected entry's name, kept across a walk that makes its node
+	 * anew (an offset in the tree's names, which stay), or UINT32_MAX */
+	uint32_t keep_name;
+	enum sort_key key;
+	unsigned polls;
+	bool utf8, color;
+	bool reverse, mixed; /* mixed: directories not first */
+	bool interval;       /* i: measuring again every REFRESH_SECONDS */
+	bool scanning, quit, remeasuring, want_detail;
+	char status[4400];
 };
 
 /* What the terminal needs back, for a signal's death (signals_on_death):
@@ -126,11 +124,12 @@ static void catch_faults(bool on)
 static void keep_cap(const char *name)
 {
 	char *s = tigetstr(name);
-	if (!s || s == (char *)-1)
+	/* (char *)-1: not a string capability */
+	if (!s || (uintptr_t)s == UINTPTR_MAX)
 		return;
 	size_t n = strlen(s);
-	if (restore_len + n < sizeof restore_seq) {
-		memcpy(restore_seq + restore_len, s, n);
+	if (restore_len + n + 1 <= sizeof restore_seq) {
+		memcpy(restore_seq + restore_len, s, n + 1);
 		restore_len += n;
 	}
 }
@@ -321,9 +320,19 @@ static void say(struct browser *b, const char *fmt, ...)
 static void figure(const struct browser *b, char buf[FMT_BUFSIZE], uint64_t pages, unsigned bit)
 {
 	if (!(b->known & bit))
-		strcpy(buf, "-");
+		snprintf(buf, FMT_BUFSIZE, "-");
 	else
 		human(buf, bytes_of(b, pages));
+}
+
+/* "12.5%", or "-" when there is no page. */
+static void percent(char buf[FMT_BUFSIZE], uint64_t cached, uint64_t pages)
+{
+	char p[FMT_BUFSIZE];
+	if (fmt_percent(p, cached, pages))
+		snprintf(buf, FMT_BUFSIZE, "%.8s%%", p); /* "100.0" at most */
+	else
+		snprintf(buf, FMT_BUFSIZE, "-");
 }
 
 static void draw_scan(struct browser *b, const char *path, size_t len)
@@ -372,14 +381,14 @@ static void draw_line(struct browser *b, int y, uint32_t n, bool selected)
 		attron(A_REVERSE);
 		mvhline(y, 0, ' ' | A_REVERSE, COLS);
 	}
-	char mark = node->change == BC_UP ? '+' : node->change == BC_DOWN ? '-'
-						: node->change == BC_NEW ? '*' : ' ';
+	chtype mark = node->change == BC_UP ? '+' : node->change == BC_DOWN ? '-'
+						  : node->change == BC_NEW ? '*' : ' ';
 	if (mark != ' ') {
 		int pair = node->change == BC_DOWN ? PAIR_DOWN : PAIR_UP;
 		if (b->color)
 			attron(COLOR_PAIR(pair));
 		attron(A_BOLD);
-		mvaddch(y, 0, (chtype)mark);
+		mvaddch(y, 0, mark);
 		attroff(A_BOLD);
 		if (b->color)
 			attroff(COLOR_PAIR(pair));
@@ -397,12 +406,9 @@ static void draw_line(struct browser *b, int y, uint32_t n, bool selected)
 		evicted[FMT_BUFSIZE];
 	human(size, node->size);
 	figure(b, cached, node->cached, PCS_CACHED);
-	if (!fmt_percent(pct, node->cached, node->pages))
-		strcpy(pct, "-");
+	percent(pct, node->cached, node->pages);
 	figure(b, dirty, node->dirty, PCS_DIRTY);
 	figure(b, evicted, node->evicted, PCS_EVICTED);
-	if (strcmp(pct, "-") != 0)
-		strcat(pct, "%");
 	mvprintw(y, namew, " %6s %6s [", size, cached);
 	put_bar(b, node->cached, node->pages, BAR_WIDTH);
 	printw("] %6s %6s %7s", pct, dirty, evicted);
@@ -427,13 +433,12 @@ static void draw_header(struct browser *b)
 		evicted[FMT_BUFSIZE];
 	human(size, d->size);
 	figure(b, cached, d->cached, PCS_CACHED);
-	if (!fmt_percent(pct, d->cached, d->pages))
-		strcpy(pct, "-");
+	percent(pct, d->cached, d->pages);
 	figure(b, dirty, d->dirty, PCS_DIRTY);
 	figure(b, evicted, d->evicted, PCS_EVICTED);
 	move(1, 0);
 	clrtoeol();
-	mvprintw(1, 0, "size %s  cached %s (%s%%)  dirty %s  evicted %s  %zu entries%s", size,
+	mvprintw(1, 0, "size %s  cached %s (%s)  dirty %s  evicted %s  %zu entries%s", size,
 		 cached, pct, dirty, evicted, b->nlist, b->interval ? "  [i: every 2s]" : "");
 	if (b->color)
 		attroff(COLOR_PAIR(PAIR_HEAD));
@@ -685,7 +690,7 @@ static void refresh_dir(struct browser *b)
 		struct tm tm;
 		localtime_r(&now, &tm);
 		char when[16];
-		strftime(when, sizeof when, "%H:%M:%S", &tm);
+		(void)strftime(when, sizeof when, "%H:%M:%S", &tm);
 		say(b, "measured at %s: + more cached, - less (R walks again)", when);
 	}
 	make_list(b);
@@ -821,12 +826,11 @@ static void draw_detail(struct browser *b, uint32_t node)
 		human(size, n->size);
 		fmt_u64(pages, n->pages);
 		figure(b, cached, n->cached, PCS_CACHED);
-		if (!fmt_percent(pct, n->cached, n->pages))
-			strcpy(pct, "-");
+		percent(pct, n->cached, n->pages);
 		figure(b, dirty, n->dirty, PCS_DIRTY);
 		figure(b, evicted, n->evicted, PCS_EVICTED);
 		mvprintw(2, 0, "size %s (%" PRIu64 " bytes, %s pages)", size, n->size, pages);
-		mvprintw(3, 0, "cached %s (%s%%)  dirty %s  evicted %s", cached, pct, dirty,
+		mvprintw(3, 0, "cached %s (%s)  dirty %s  evicted %s", cached, pct, dirty,
 			 evicted);
 		mvprintw(5, 0, "segment map (%zu parts across %d columns):", b->nsegments, COLS);
 		move(6, 0);

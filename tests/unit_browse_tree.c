@@ -26,11 +26,14 @@ static void row(struct btree *t, const char *path, enum row_type type, uint64_t 
 static char *children(const struct btree *t, uint32_t node)
 {
 	static char buf[512];
+	size_t len = 0;
 	buf[0] = '\0';
 	for (uint32_t c = t->nodes[node].first; c != BNODE_NONE; c = t->nodes[c].next) {
-		if (buf[0])
-			strcat(buf, " ");
-		strcat(buf, btree_name(t, c));
+		int n = snprintf(buf + len, sizeof buf - len, "%s%s", len ? " " : "",
+				 btree_name(t, c));
+		if (n < 0 || (size_t)n >= sizeof buf - len)
+			break;
+		len += (size_t)n;
 	}
 	return buf;
 }
