@@ -25,6 +25,7 @@
 #include "fail.h"
 #include "format.h"
 #include "msg.h"
+#include "pidfiles.h"
 #include "signals.h"
 #include "sink.h"
 #include "status.h"
@@ -49,6 +50,8 @@ enum { PAIR_HEAD = 1, PAIR_BAR, PAIR_UP, PAIR_DOWN };
 
 struct browser {
 	const struct walk_config *cfg;
+	const pid_t *pids; /* --pid: the processes whose files are listed */
+	size_t npids;
 	struct btree tree;
 	uint64_t page_size;
 	uint32_t *list; /* the directory's children, sorted */
@@ -426,7 +429,8 @@ static void draw_header(struct browser *b)
 	clrtoeol();
 	btree_path(&b->tree, b->dir, &b->path);
 	mvaddstr(0, 0, "pagestat --browse ");
-	put_name(b, 0, 18, b->dir == 0 ? "(the operands)" : b->path.data,
+	put_name(b, 0, 18, b->dir != 0 ? b->path.data
+			   : b->npids ? "(the files of the processes of --pid)" : "(the operands)",
 		 COLS > 19 ? (size_t)COLS - 19 : 1);
 	attroff(A_BOLD);
 	char size[FMT_BUFSIZE], cached[FMT_BUFSIZE], pct[FMT_BUFSIZE], dirty[FMT_BUFSIZE],
@@ -696,11 +700,35 @@ static void refresh_dir(struct browser *b)
 	make_list(b);
 }
 
+/* The first walk, or --pid's again: its rows under the root. */
+static void scan(struct browser *b, char *const *operands, struct walk_result *result)
+{
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	b->files = b->bytes = 0;
+	b->polls = 0;
+	btree_begin(&b->tree, b->npids ? NULL : operands);
+	if (b->npids)
+		pid_run(b->cfg, b->pids, b->npids, &sink, result);
+	else
+		walk_run(b->cfg, operands, &sink, result);
+}
+
 /* R: the directory walked again, files made or removed since seen too. */
 static void rewalk_dir(struct browser *b)
 {
 	remember_selection(b);
-	if (b->dir == 0) {
+	if (b->dir == 0 && b->npids) {
+		struct walk_result result = { 0 };
+		scan(b, NULL, &result);
+		if (b->quit) {
+			btree_abandon(&b->tree);
+		} else {
+			struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
+			btree_end_rescan(&b->tree, &total);
+			b->status[0] = 0;
+		}
+	} else if (b->dir == 0) {
 		for (uint32_t c = b->tree.nodes[0].first; c != BNODE_NONE && !b->quit;
 		     c = b->tree.nodes[c].next)
 			walk_again(b, c, b->cfg->req);
@@ -1092,7 +1120,8 @@ static void end_screen(void)
 	catch_faults(false);
 }
 
-int browse_run(const struct walk_config *cfg, char *const *operands)
+int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t *pids,
+	       size_t npids)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		msg("--browse needs a terminal: standard %s is not one\n",
@@ -1105,6 +1134,8 @@ int browse_run(const struct walk_config *cfg, char *const *operands)
 	all.quiet = true;    /* failures are the tree's, on the screen */
 	struct browser b = {
 		.cfg = &all,
+		.pids = pids,
+		.npids = npids,
 		.page_size = inspect_page_size(cfg->ins),
 		.known = inspect_known(cfg->ins),
 		.utf8 = esc_locale_is_utf8(),
@@ -1116,11 +1147,8 @@ int browse_run(const struct walk_config *cfg, char *const *operands)
 	clock_gettime(CLOCK_MONOTONIC, &b.drawn);
 	draw_scan(&b, NULL, 0);
 
-	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b.page_size },
-			     .state = &b };
 	struct walk_result result = { 0 };
-	btree_begin(&b.tree, operands);
-	walk_run(&all, operands, &sink, &result);
+	scan(&b, operands, &result);
 	b.scanning = false;
 	if (!b.quit) {
 		struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };

@@ -128,7 +128,8 @@ void btree_row(struct btree *t, const struct row *row)
 	size_t oplen = t->operands && t->operands[t->op] ? strlen(t->operands[t->op]) : 0;
 	if (oplen > len)
 		oplen = len;
-	uint32_t depth = depth_below(path, oplen, len);
+	/* no operands (--pid): each row a file of its own, named whole */
+	uint32_t depth = t->operands ? depth_below(path, oplen, len) : 0;
 
 	uint32_t n = new_node(t);
 	struct bnode *node = &t->nodes[n];
@@ -185,6 +186,35 @@ void btree_end_scan(struct btree *t, const struct row *total)
 	root->error = 0;
 }
 
+struct old_child {
+	const char *name;
+	uint64_t cached;
+};
+
+static void free_subtree(struct btree *t, uint32_t node);
+static void mark_children(struct btree *t, uint32_t node, struct old_child *olds,
+			  size_t nolds);
+
+void btree_end_rescan(struct btree *t, const struct row *total)
+{
+	struct old_child *olds = NULL;
+	size_t nolds = 0, cap = 0;
+	for (uint32_t c = t->nodes[0].first; c != BNODE_NONE; c = t->nodes[c].next) {
+		XGROW(olds, cap, nolds + 1);
+		olds[nolds++] = (struct old_child){ .name = btree_name(t, c),
+						    .cached = t->nodes[c].cached };
+	}
+	uint32_t old_first = t->nodes[0].first;
+	btree_end_scan(t, total);
+	mark_children(t, 0, olds, nolds);
+	free(olds);
+	for (uint32_t c = old_first; c != BNODE_NONE;) {
+		uint32_t next = t->nodes[c].next;
+		free_subtree(t, c);
+		c = next;
+	}
+}
+
 /* node and everything below it back to the free nodes. */
 static void free_subtree(struct btree *t, uint32_t node)
 {
@@ -206,10 +236,6 @@ void btree_abandon(struct btree *t)
 	t->nstack = t->floor = 0;
 }
 
-struct old_child {
-	const char *name;
-	uint64_t cached;
-};
 
 static int by_name(const void *a, const void *b)
 {

@@ -48,11 +48,15 @@ struct btree {
 void btree_init(struct btree *t);
 void btree_free(struct btree *t);
 
-/* Rows of a walk of operands follow, each given to btree_row. */
+/* Rows of a walk of operands follow, each given to btree_row; with no
+ * operands (--pid), each row is an entry of its own below the root. */
 void btree_begin(struct btree *t, char *const *operands);
 void btree_row(struct btree *t, const struct row *row);
 /* The scan's end: the operands' nodes become the root's children. */
 void btree_end_scan(struct btree *t, const struct row *total);
+/* --pid's files read again (R): they replace the root's, each marked
+ * with its change. */
+void btree_end_rescan(struct btree *t, const struct row *total);
 /* A walk of node's own path again (r, i, e, w): its rows replace node's
  * figures and what is below it, the directories above it are set right,
  * and with mark each child (or node itself, a file) says how its cached

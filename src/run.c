@@ -381,7 +381,8 @@ int run_inspection(const struct options *opts)
 	int status = plan_warm(&run);
 	if (status == STATUS_OK && opts->browse) {
 		struct walk_config cfg = walk_config_of(&run, &run.req);
-		status = browse_run(&cfg, opts->operands);
+		status = browse_run(&cfg, opts->npids ? NULL : opts->operands, opts->pids,
+				    opts->npids);
 	} else if (status == STATUS_OK) {
 		if (opts->interval || opts->output_file)
 			signals_catch(opts->interval > 0);

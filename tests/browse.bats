@@ -14,6 +14,10 @@ setup() {
 
 teardown() {
 	[[ -S ${SOCK-} ]] && tmux -S "$SOCK" kill-server 2>/dev/null
+	if [[ -n ${HOLDER-} ]]; then
+		kill "$HOLDER" 2>/dev/null
+		wait "$HOLDER" 2>/dev/null
+	fi
 	leave_nobody_dir
 	return 0
 }
@@ -463,6 +467,27 @@ table_of() {
 	assert_equal "$(names_shown)" "hot cold"
 }
 
+@test "--browse --pid lists the files a process holds, by their paths, as --pid's rows say" {
+	require_browse
+	make_partial held 8 0 3
+	hold_open held
+	start_browse --pid "$HOLDER"
+	wait_screen "(the files of the processes of --pid)"
+	local path=$BATS_TEST_TMPDIR/held row
+	row=$("$PAGESTAT" --pid "$HOLDER" -a -n -o size,cached,percent,dirty,evicted,path |
+		awk -v p="$path" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //')
+	[[ -n $row ]]
+	# the names are whole paths (cut in the middle at 80 columns)
+	tm resize-window -x 250 -y 24
+	wait_screen " $path "
+	assert_equal "$(line_of "$path")" "$path $row"
+	# R reads the process's files again
+	pcarrange cache held 0 8
+	tm send-keys R
+	wait_screen "walked again"
+	screen | grep -F -- "+$path " >/dev/null
+}
+
 @test "--browse needs a terminal, and refuses outputs and actions, naming them" {
 	built_without && skip "pagestat was built without ncursesw: the next test"
 	mkdir t
@@ -481,9 +506,9 @@ table_of() {
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
 		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --evict, --warm, --warm-from or --rate: its keys e and w act on what is chosen, after asking"
 	done
-	for opt in -J --csv --pid=1 --system; do
+	for opt in -J --csv --system; do
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
-		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -J/--json, --csv, --pid or --system: it browses the FILE operands' trees"
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -J/--json, --csv or --system: it browses the FILE operands' trees or --pid's files"
 	done
 }
 
