@@ -575,6 +575,9 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_RATE },
 	  "--browse cannot be combined with --evict, --warm, --warm-from or --rate: "
 	  "its keys e and w act on what is chosen, after asking" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { 's', OPT_TOP, OPT_OUTPUT_ALL, OPT_EXPECT_CACHED },
+	  "--browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: "
+	  "it sorts and shows by its own keys" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { 'J', OPT_CSV, OPT_SYSTEM },
 	  "--browse cannot be combined with -J/--json, --csv or --system: it browses the "
 	  "FILE operands' trees or --pid's files" },

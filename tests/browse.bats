@@ -506,6 +506,11 @@ table_of() {
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
 		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --evict, --warm, --warm-from or --rate: its keys e and w act on what is chosen, after asking"
 	done
+	for opt in "-s size" --top=3 --output-all --expect-cached=50; do
+		# shellcheck disable=SC2086 # the option and its value
+		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: it sorts and shows by its own keys"
+	done
 	for opt in -J --csv --system; do
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
 		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -J/--json, --csv or --system: it browses the FILE operands' trees or --pid's files"
