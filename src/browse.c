@@ -234,8 +234,10 @@ static void put_bar(const struct browser *b, uint64_t part, uint64_t whole, int 
 	int cells = 0;
 	for (; cells < width && units >= 8; cells++, units -= 8)
 		addwstr(b->utf8 ? L"\u2588" : L"#");
-	if (cells < width && units && b->utf8) {
-		addwstr(eighths[units]);
+	/* the last part: an eighth in UTF-8; in ASCII a # when half full, or
+	 * when it is all there is (a share above 0 is never drawn empty) */
+	if (cells < width && units && (b->utf8 || units >= 4 || cells == 0)) {
+		addwstr(b->utf8 ? eighths[units] : L"#");
 		cells++;
 	}
 	if (b->color)
@@ -819,7 +821,8 @@ static void draw_help(struct browser *b)
 		"  r                  measure the directory's files again (no walk)",
 		"  R                  walk the directory again (new files too)",
 		"  i                  measure it every 2 seconds (again: stop);",
-		"                     + more cached, - less, * new since the measure before",
+		"                     + more cached, - less since the measure before",
+		"                     (and * new, after R)",
 		"  e                  evict the selected file or directory (asks first)",
 		"  w                  warm the selected file or directory (asks first)",
 		"  ?                  this help",
