@@ -377,6 +377,14 @@ table_of() {
 	wait_screen "warmed t/sub"
 	run -0 pcarrange stat t/sub/warm
 	assert_equal "${output%% *}" 4
+	# and evicted whole: the clean file's pages go (the dirty one's stay
+	# until written back, as --evict says)
+	tm send-keys e
+	wait_screen "cached of t/sub? [y/n]"
+	tm send-keys y
+	wait_screen "evicted t/sub"
+	run -0 pcarrange stat t/sub/warm
+	assert_equal "${output%% *}" 0
 }
 
 @test "--browse as nobody with a setcap copy: it shows a root file's cache, but e evicts only what nobody could open" {
