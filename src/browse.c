@@ -59,7 +59,7 @@ struct browser {
 	struct timespec next_refresh; /* i: when to measure again */
 	struct strbuf path;
 	/* a walk under way: what it found so far, when the screen was drawn */
-	uint64_t files, bytes;
+	uint64_t files, bytes, cached; /* cached: pages */
 	struct timespec drawn;
 	uint64_t errors; /* of the last walk again: what could not be inspected */
 	/* r and i: the files measured again in place, their paths the walk's
@@ -342,12 +342,13 @@ static void percent(char buf[FMT_BUFSIZE], uint64_t cached, uint64_t pages)
 
 static void draw_scan(struct browser *b, const char *path, size_t len)
 {
-	char files[FMT_BUFSIZE], bytes[FMT_BUFSIZE];
+	char files[FMT_BUFSIZE], bytes[FMT_BUFSIZE], cached[FMT_BUFSIZE];
 	erase();
 	fmt_u64(files, b->files);
 	human(bytes, b->bytes);
+	figure(b, cached, b->cached, PCS_CACHED);
 	mvprintw(0, 0, "pagestat --browse: scanning");
-	mvprintw(2, 2, "files %s, %s", files, bytes);
+	mvprintw(2, 2, "files %s, %s (cached %s)", files, bytes, cached);
 	if (path) {
 		wchar_t w[1024];
 		fit_name(b, path, len, COLS > 4 ? (size_t)COLS - 4 : 1, w, sizeof w / sizeof w[0]);
@@ -563,6 +564,7 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	if (row->type == ROW_FILE && !row->error) {
 		b->files++;
 		b->bytes += row->stat.size;
+		b->cached += row->stat.cached;
 	}
 	if (b->want_detail && row_has_detail(row)) {
 		b->nsegments = 0;
@@ -618,7 +620,7 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 			     .state = b };
 	struct walk_result result = { 0 };
 
-	b->files = b->bytes = 0;
+	b->files = b->bytes = b->cached = 0;
 	b->polls = 0;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
 	btree_begin(&b->tree, operands);
@@ -662,7 +664,7 @@ static void remeasure(struct browser *b, uint32_t dir)
 	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
 			     .state = b };
 	struct walk_result result = { 0 };
-	b->files = b->bytes = 0;
+	b->files = b->bytes = b->cached = 0;
 	b->polls = 0;
 	b->remeasuring = true;
 	if (b->re_n)
@@ -707,7 +709,7 @@ static void scan(struct browser *b, char *const *operands, struct walk_result *r
 {
 	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
 			     .state = b };
-	b->files = b->bytes = 0;
+	b->files = b->bytes = b->cached = 0;
 	b->polls = 0;
 	btree_begin(&b->tree, b->npids ? NULL : operands);
 	if (b->npids)

@@ -195,7 +195,7 @@ table_of() {
 	BROWSE_AS="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null -e trace=getdents64 -e inject=getdents64:delay_enter=500000" \
 		start_browse slow
 	wait_screen "pagestat --browse: scanning"
-	wait_screen_re "^  files [1-9][0-9]*, [0-9.]+K"
+	wait_screen_re "^  files [1-9][0-9]*, [0-9.]+K \\(cached [0-9.]+K\\)"
 	wait_screen_re "^  slow/d[123]/[fgh]"
 	wait_screen "q quits; other keys wait for the scan"
 	tm send-keys j
