@@ -670,6 +670,7 @@ static void remeasure(struct browser *b, uint32_t dir)
 	if (b->re_n)
 		walk_run(b->cfg, b->re_paths, &sink, &result);
 	b->remeasuring = false;
+	b->errors = result.errors;
 
 	btree_sum(&b->tree, dir);
 	btree_fix_above(&b->tree, dir, &before);
@@ -699,7 +700,11 @@ static void refresh_dir(struct browser *b)
 		localtime_r(&now, &tm);
 		char when[16];
 		(void)strftime(when, sizeof when, "%H:%M:%S", &tm);
-		say(b, "measured at %s: + more cached, - less (R walks again)", when);
+		if (b->errors)
+			say(b, "measured at %s: %" PRIu64 " could not be measured (R walks again)",
+			    when, b->errors);
+		else
+			say(b, "measured at %s: + more cached, - less (R walks again)", when);
 	}
 	make_list(b);
 }

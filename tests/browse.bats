@@ -302,6 +302,11 @@ table_of() {
 	tm send-keys r
 	wait_line a-cold "^a-cold [^ ]+ $(table_of t/a-cold | awk '{ print $2 }') "
 	screen | grep -E '^\+a-cold ' >/dev/null
+	# a file removed since: its line says so, and the status how many
+	rm t/c-half
+	tm send-keys r
+	wait_screen "1 could not be measured (R walks again)"
+	wait_line c-half "^c-half \\(No such file or directory\\)"
 	# i: every 2 s; a file dropped meanwhile is marked with -
 	tm send-keys i
 	wait_screen "i: measuring every 2 seconds"
