@@ -832,7 +832,7 @@ static void draw_help(struct browser *b)
 		"                     (and * new, after R)",
 		"  e                  evict the selected file or directory (asks first)",
 		"  w                  warm the selected file or directory (asks first)",
-		"  ?                  this help",
+		"  ?                  this help; Ctrl-L draws the screen again",
 		"  q                  quit",
 		"",
 		"any key goes back",
@@ -1087,6 +1087,9 @@ static void browse_loop(struct browser *b)
 			break;
 		case '?':
 			draw_help(b);
+			break;
+		case 'L' & 0x1f: /* Ctrl-L, as in less and top */
+			clear();
 			break;
 		default:
 			break;
