@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "action.h"
+#include "browse.h"
 #include "caps.h"
 #include "escape.h"
 #include "format.h"
@@ -378,7 +379,11 @@ int run_inspection(const struct options *opts)
 		    "pages only\n", strerror(run.setup.fallback_errno));
 
 	int status = plan_warm(&run);
-	if (status == STATUS_OK) {
+	if (status == STATUS_OK && opts->browse) {
+		struct walk_config cfg = walk_config_of(&run, &run.req);
+		status = browse_run(&cfg, opts->npids ? NULL : opts->operands, opts->pids,
+				    opts->npids);
+	} else if (status == STATUS_OK) {
 		if (opts->interval || opts->output_file)
 			signals_catch(opts->interval > 0);
 		status = opts->interval ? watch_samples(&run, &outcome)

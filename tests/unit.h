@@ -27,5 +27,6 @@ void unit_columns(void);
 void unit_aggregate(void);
 void unit_rank(void);
 void unit_progress(void);
+void unit_browse_tree(void);
 
 #endif
