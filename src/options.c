@@ -517,6 +517,12 @@ const struct opt_spec option_table[] = {
 	  "or when no page at all was counted",
 	  "exit with status 4 when less than PERCENT of the pages are cached",
 	  OK_CUSTOM, .parse = parse_expect_cached, .hint = "percentage (0 to 100)" },
+	{ OPT_BROWSE, "browse", ARG_NONE, NULL, GROUP_OUTPUT,
+	  "explore the inspection full-screen, one directory\n"
+	  "at a time, sorted by cached (keys: ? in it); needs\n"
+	  "a terminal",
+	  "explore the page cache full-screen, one directory at a time",
+	  OK_SET, STORE_BOOL, .offset = IN(browse), .value = 1 },
 	/* Watch */
 	{ 'i', "interval", ARG_REQUIRED, "SECONDS", GROUP_WATCH,
 	  "inspect again every SECONDS (" STR(INTERVAL_MIN) " or more,\n"
@@ -583,6 +589,21 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
 	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
 	  "done once" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_FORMAT, 'o', 'i', OPT_OUTPUT_FILE },
+	  "--browse cannot be combined with --format, -o/--output, -i/--interval or "
+	  "--output-file: it shows its own screen (i refreshes in it)" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_RATE },
+	  "--browse cannot be combined with --evict, --warm, --warm-from or --rate: "
+	  "its keys e and w act on what is chosen, after asking" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { 's', OPT_TOP, OPT_OUTPUT_ALL, OPT_EXPECT_CACHED },
+	  "--browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: "
+	  "it sorts and shows by its own keys" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { 'J', OPT_CSV, OPT_SYSTEM },
+	  "--browse cannot be combined with -J/--json, --csv or --system: it browses the "
+	  "FILE operands' trees or --pid's files" },
+	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_BROWSE },
+	  "--cgroup cannot be combined with --browse: it browses the FILE operands' trees or "
+	  "--pid's files" },
 };
 
 const size_t rule_count = sizeof option_rules / sizeof option_rules[0];

@@ -50,6 +50,7 @@ struct options {
 	uint64_t rate;              /* --rate: bytes per second, or 0 */
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	bool system;                /* --system: the whole machine */
+	bool browse;                /* --browse: the full-screen interface */
 	const char **cgroups;       /* --cgroup, as given, in order; else NULL */
 	size_t ncgroups;
 	char **operands; /* NULL-terminated */

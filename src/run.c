@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "action.h"
+#include "browse.h"
 #include "caps.h"
 #include "cgroup.h"
 #include "escape.h"
@@ -389,7 +390,11 @@ int run_inspection(const struct options *opts)
 	if (status == STATUS_OK && opts->ncgroups &&
 	    !cgroup_resolve(opts->cgroups, opts->ncgroups, &run.cgroups))
 		status = STATUS_USAGE;
-	if (status == STATUS_OK) {
+	if (status == STATUS_OK && opts->browse) {
+		struct walk_config cfg = walk_config_of(&run, &run.req);
+		status = browse_run(&cfg, opts->npids ? NULL : opts->operands, opts->pids,
+				    opts->npids);
+	} else if (status == STATUS_OK) {
 		if (opts->interval || opts->output_file)
 			signals_catch(opts->interval > 0);
 		status = opts->interval ? watch_samples(&run, &outcome)

@@ -380,6 +380,7 @@ arrange_three() {
 --cgroup=self --files0-from=plain|--cgroup inspects its cgroups' processes' files
 --cgroup=self --evict|--cgroup cannot be combined with --evict, --warm or --warm-from
 --cgroup=self -d 1|--cgroup has a row per file and per cgroup: no -d/--max-depth
+--cgroup=self --browse|--cgroup cannot be combined with --browse
 EOF
 	# a hierarchy of another controller
 	local other

@@ -346,6 +346,8 @@ man_options() {
 		sed 's/.*\[//'); do
 		pkg=lib$lib-dev
 		[[ $lib == lib* ]] && pkg=$lib-dev
+		# Debian's ncurses builds, the wide one's ncursesw.pc too, are in one package
+		[[ $lib == ncursesw ]] && pkg=libncurses-dev
 		grep -qw -- "$pkg" "$BATS_TEST_DIRNAME/../quickstart" ||
 			fail "configure.ac requires $lib, quickstart does not install $pkg"
 	done

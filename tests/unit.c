@@ -56,6 +56,7 @@ int main(void)
 	unit_aggregate();
 	unit_rank();
 	unit_progress();
+	unit_browse_tree();
 	unit_memstat();
 	printf("%d checks, %d failures\n", checks, failures);
 	return failures ? 1 : 0;

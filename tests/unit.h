@@ -27,6 +27,7 @@ void unit_columns(void);
 void unit_aggregate(void);
 void unit_rank(void);
 void unit_progress(void);
+void unit_browse_tree(void);
 void unit_memstat(void);
 
 #endif

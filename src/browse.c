@@ -1,0 +1,1186 @@
+/* SPDX-License-Identifier: MIT */
+/* --browse: the walk's rows as a tree on a full screen (ncursesw), one
+ * directory at a time; keys sort, open, refresh, evict and warm. */
+#include <config.h>
+
+#define NCURSES_WIDECHAR 1
+#include "browse.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "browse_tree.h"
+#include "escape.h"
+#include "fail.h"
+#include "format.h"
+#include "msg.h"
+#include "pidfiles.h"
+#include "signals.h"
+#include "sink.h"
+#include "status.h"
+#include "system.h"
+#include "walk.h"
+#include "xalloc.h"
+
+/* tigetstr; terminfo's names of capabilities as macros not used here */
+#include <term.h>
+#undef columns
+#undef lines
+
+/* i: seconds between two measures of the directory shown */
+#define REFRESH_SECONDS 2
+/* the screen while the walk goes on: redrawn this often (ms) */
+#define DRAW_MS 100
+#define EXTENTS_KEPT 4096
+
+enum sort_key { SORT_CACHED, SORT_SIZE, SORT_PERCENT, SORT_DIRTY, SORT_EVICTED, SORT_NAME };
+
+enum { PAIR_HEAD = 1, PAIR_BAR, PAIR_UP, PAIR_DOWN };
+
+struct browser {
+	const struct walk_config *cfg;
+	const pid_t *pids; /* --pid: the processes whose files are listed */
+	size_t npids;
+	struct btree tree;
+	uint64_t page_size;
+	uint32_t *list; /* the directory's children, sorted */
+	size_t nlist, list_cap, sel, top;
+	struct timespec next_refresh; /* i: when to measure again */
+	struct strbuf path;
+	/* a walk under way: what it found so far, when the screen was drawn */
+	uint64_t files, bytes, cached; /* cached: pages */
+	struct timespec drawn;
+	uint64_t errors; /* of the last walk again: what could not be inspected */
+	/* r and i: the files measured again in place, their paths the walk's
+	 * operands (rows in that order), at: the next one */
+	uint32_t *re_nodes;
+	char **re_paths;
+	size_t re_n, re_at;
+	/* the detail view's file: its parts and cached extents */
+	struct segment *segments;
+	size_t nsegments, segments_cap;
+	struct extent *extents;
+	size_t nextents, extents_cap, extents_all;
+	unsigned known; /* PCS_* the method knows */
+	uint32_t dir;   /* the directory shown */
+	/* the selected entry's name, kept across a walk that makes its node
+	 * anew (an offset in the tree's names, which stay), or UINT32_MAX */
+	uint32_t keep_name;
+	enum sort_key key;
+	unsigned polls;
+	bool utf8, color;
+	bool reverse, mixed; /* mixed: directories not first */
+	bool interval;       /* i: measuring again every REFRESH_SECONDS */
+	bool scanning, quit, remeasuring, want_detail;
+	char status[4400];
+};
+
+/* What the terminal needs back, for a signal's death (signals_on_death):
+ * the process's one terminal. */
+static struct termios saved_tty;
+static bool tty_saved;
+static char restore_seq[256];
+static size_t restore_len;
+
+static void restore_terminal(void)
+{
+	if (restore_len)
+		(void)!write(STDOUT_FILENO, restore_seq, restore_len);
+	if (tty_saved)
+		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+}
+
+/* A fault of the program's own (signals.c leaves them alone): the
+ * terminal back, then the action there was before, the fault again. */
+static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction fault_before[sizeof faults / sizeof faults[0]];
+
+static void on_fault(int sig)
+{
+	restore_terminal();
+	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+		if (faults[i] == sig)
+			(void)sigaction(sig, &fault_before[i], NULL);
+	/* pending until the handler returns; a fault then also comes again */
+	(void)raise(sig);
+}
+
+static void catch_faults(bool on)
+{
+	struct sigaction sa = { .sa_handler = on_fault };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+		(void)sigaction(faults[i], on ? &sa : &fault_before[i], on ? &fault_before[i] : NULL);
+}
+
+static void keep_cap(const char *name)
+{
+	char *s = tigetstr(name);
+	/* (char *)-1: not a string capability */
+	if (!s || (uintptr_t)s == UINTPTR_MAX)
+		return;
+	size_t n = strlen(s);
+	if (restore_len + n + 1 <= sizeof restore_seq) {
+		memcpy(restore_seq + restore_len, s, n + 1);
+		restore_len += n;
+	}
+}
+
+static uint64_t ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)(now.tv_sec - t->tv_sec) * 1000 +
+	       (uint64_t)((now.tv_nsec - t->tv_nsec) / 1000000);
+}
+
+static void human(char buf[FMT_BUFSIZE], uint64_t bytes)
+{
+	fmt_human(buf, bytes);
+}
+
+static uint64_t bytes_of(const struct browser *b, uint64_t pages)
+{
+	return pages * b->page_size;
+}
+
+/* Text already safe to show (escaped names, our words) as wide
+ * characters, cut in the middle to width columns, into out.  A byte the
+ * locale does not take (an escape cut short) ends it. */
+static void fit_text(const struct browser *b, const char *text, size_t width, wchar_t *out,
+		     size_t cap)
+{
+	wchar_t wide[4096];
+	size_t n = 0, total = 0;
+	mbstate_t st = { 0 };
+	for (const char *p = text; *p && n < sizeof wide / sizeof wide[0] - 1;) {
+		size_t k = mbrtowc(&wide[n], p, strlen(p), &st);
+		if (k == 0 || k == (size_t)-1 || k == (size_t)-2)
+			break;
+		int w = wcwidth(wide[n]);
+		total += w < 0 ? 1 : (size_t)w;
+		n++;
+		p += k;
+	}
+	wide[n] = 0;
+	if (total <= width || width < 3) {
+		wcsncpy(out, wide, cap - 1);
+		out[cap - 1] = 0;
+		return;
+	}
+	/* the start and the end, a mark between */
+	size_t room = width - 1, left = 0, lw = 0, o = 0;
+	while (left < n && o < cap - 2) {
+		int w = wcwidth(wide[left]);
+		size_t cw = w < 0 ? 1 : (size_t)w;
+		if (lw + cw > (room + 1) / 2)
+			break;
+		out[o++] = wide[left++];
+		lw += cw;
+	}
+	out[o++] = b->utf8 ? L'\u2026' : L'~';
+	size_t right = n, rw = 0;
+	while (right > left) {
+		int w = wcwidth(wide[right - 1]);
+		size_t cw = w < 0 ? 1 : (size_t)w;
+		if (lw + rw + cw > room)
+			break;
+		right--;
+		rw += cw;
+	}
+	while (right < n && o < cap - 1)
+		out[o++] = wide[right++];
+	out[o] = 0;
+}
+
+/* A name escaped as the table does (escape.c), then fitted. */
+static void fit_name(const struct browser *b, const char *name, size_t len, size_t width,
+		     wchar_t *out, size_t cap)
+{
+	char esc[4096];
+	esc_terminal(esc, sizeof esc, name, len, b->utf8);
+	fit_text(b, esc, width, out, cap);
+}
+
+static void put_name(const struct browser *b, int y, int x, const char *name, size_t width)
+{
+	wchar_t w[1024];
+	fit_name(b, name, strlen(name), width, w, sizeof w / sizeof w[0]);
+	mvaddwstr(y, x, w);
+}
+
+/* The cached share of pages as a bar of width cells: eighths of a block
+ * in UTF-8, # in ASCII. */
+static void put_bar(const struct browser *b, uint64_t part, uint64_t whole, int width)
+{
+	static const wchar_t *const eighths[] = { L"", L"\u258f", L"\u258e", L"\u258d",
+						  L"\u258c", L"\u258b", L"\u258a", L"\u2589" };
+	uint64_t units = whole ? (uint64_t)((long double)part * width * 8 / whole) : 0;
+	if (part && !units)
+		units = 1;
+	if (b->color)
+		attron(COLOR_PAIR(PAIR_BAR));
+	int cells = 0;
+	for (; cells < width && units >= 8; cells++, units -= 8)
+		addwstr(b->utf8 ? L"\u2588" : L"#");
+	/* the last part: an eighth in UTF-8; in ASCII a # when half full, or
+	 * when it is all there is (a share above 0 is never drawn empty) */
+	if (cells < width && units && (b->utf8 || units >= 4 || cells == 0)) {
+		addwstr(b->utf8 ? eighths[units] : L"#");
+		cells++;
+	}
+	if (b->color)
+		attroff(COLOR_PAIR(PAIR_BAR));
+	for (; cells < width; cells++)
+		addch(b->utf8 ? ' ' : '.');
+}
+
+static const char *const key_names[] = {
+	[SORT_CACHED] = "cached", [SORT_SIZE] = "size", [SORT_PERCENT] = "percent",
+	[SORT_DIRTY] = "dirty", [SORT_EVICTED] = "evicted", [SORT_NAME] = "name",
+};
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* percent of a against b, compared exactly: ca/pa against cb/pb */
+static int cmp_share(const struct bnode *a, const struct bnode *b)
+{
+	unsigned __int128 l = (unsigned __int128)a->cached * b->pages;
+	unsigned __int128 r = (unsigned __int128)b->cached * a->pages;
+	return l < r ? -1 : l > r;
+}
+
+static int compare_nodes(const void *pa, const void *pb, void *ctx)
+{
+	const struct browser *b = ctx;
+	const struct bnode *x = &b->tree.nodes[*(const uint32_t *)pa];
+	const struct bnode *y = &b->tree.nodes[*(const uint32_t *)pb];
+	if (!b->mixed && (x->kind == BN_DIR) != (y->kind == BN_DIR))
+		return x->kind == BN_DIR ? -1 : 1;
+	int c = 0;
+	switch (b->key) {
+	case SORT_CACHED: c = -cmp_u64(x->cached, y->cached); break;
+	case SORT_SIZE: c = -cmp_u64(x->size, y->size); break;
+	case SORT_PERCENT: c = -cmp_share(x, y); break;
+	case SORT_DIRTY: c = -cmp_u64(x->dirty, y->dirty); break;
+	case SORT_EVICTED: c = -cmp_u64(x->evicted, y->evicted); break;
+	case SORT_NAME: break;
+	}
+	if (c == 0 || b->key == SORT_NAME)
+		c = c ? c : strcmp(btree_name(&b->tree, *(const uint32_t *)pa),
+				   btree_name(&b->tree, *(const uint32_t *)pb));
+	return b->reverse ? -c : c;
+}
+
+/* The directory's children in the order asked; the same node stays
+ * selected. */
+static void make_list(struct browser *b)
+{
+	uint32_t keep = b->sel < b->nlist ? b->list[b->sel] : BNODE_NONE;
+	const char *keep_name = b->keep_name != UINT32_MAX ? b->tree.names + b->keep_name : NULL;
+	b->keep_name = UINT32_MAX;
+	b->nlist = 0;
+	for (uint32_t c = b->tree.nodes[b->dir].first; c != BNODE_NONE;
+	     c = b->tree.nodes[c].next) {
+		XGROW(b->list, b->list_cap, b->nlist + 1);
+		b->list[b->nlist++] = c;
+	}
+	qsort_r(b->list, b->nlist, sizeof *b->list, compare_nodes, b);
+	b->sel = 0;
+	for (size_t i = 0; i < b->nlist; i++)
+		if (keep_name ? strcmp(btree_name(&b->tree, b->list[i]), keep_name) == 0
+			      : b->list[i] == keep)
+			b->sel = i;
+}
+
+/* Before a walk that makes the listed nodes anew. */
+static void remember_selection(struct browser *b)
+{
+	b->keep_name = b->sel < b->nlist ? b->tree.nodes[b->list[b->sel]].name : UINT32_MAX;
+}
+
+static void say(struct browser *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct browser *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->status, sizeof b->status, fmt, ap);
+	va_end(ap);
+}
+
+static void figure(const struct browser *b, char buf[FMT_BUFSIZE], uint64_t pages, unsigned bit)
+{
+	if (!(b->known & bit))
+		snprintf(buf, FMT_BUFSIZE, "-");
+	else
+		human(buf, bytes_of(b, pages));
+}
+
+/* "12.5%", or "-" when there is no page. */
+static void percent(char buf[FMT_BUFSIZE], uint64_t cached, uint64_t pages)
+{
+	char p[FMT_BUFSIZE];
+	if (fmt_percent(p, cached, pages))
+		snprintf(buf, FMT_BUFSIZE, "%.8s%%", p); /* "100.0" at most */
+	else
+		snprintf(buf, FMT_BUFSIZE, "-");
+}
+
+static void draw_scan(struct browser *b, const char *path, size_t len)
+{
+	char files[FMT_BUFSIZE], bytes[FMT_BUFSIZE], cached[FMT_BUFSIZE];
+	erase();
+	fmt_u64(files, b->files);
+	human(bytes, b->bytes);
+	figure(b, cached, b->cached, PCS_CACHED);
+	mvprintw(0, 0, "pagestat --browse: scanning");
+	mvprintw(2, 2, "files %s, %s (cached %s)", files, bytes, cached);
+	if (path) {
+		wchar_t w[1024];
+		fit_name(b, path, len, COLS > 4 ? (size_t)COLS - 4 : 1, w, sizeof w / sizeof w[0]);
+		mvaddwstr(3, 2, w);
+	}
+	mvprintw(LINES - 1, 0, "q quits; other keys wait for the scan");
+	refresh();
+}
+
+static void draw_status(struct browser *b)
+{
+	move(LINES - 2, 0);
+	clrtoeol();
+	if (b->status[0]) {
+		wchar_t w[1024];
+		fit_text(b, b->status, (size_t)COLS - 1, w, sizeof w / sizeof w[0]);
+		/* the status is ours: no escapes needed beyond the names' */
+		mvaddwstr(LINES - 2, 0, w);
+	}
+}
+
+/* name, size, cached, bar, percent, dirty, evicted: the fixed part's
+ * columns after the name */
+#define FIXED_COLUMNS 51
+#define BAR_WIDTH 10
+
+static void draw_line(struct browser *b, int y, uint32_t n, bool selected)
+{
+	const struct bnode *node = &b->tree.nodes[n];
+	int namew = COLS - FIXED_COLUMNS;
+	if (namew < 8)
+		namew = 8;
+	move(y, 0);
+	clrtoeol();
+	if (selected) {
+		attron(A_REVERSE);
+		mvhline(y, 0, ' ' | A_REVERSE, COLS);
+	}
+	chtype mark = node->change == BC_UP ? '+' : node->change == BC_DOWN ? '-'
+						  : node->change == BC_NEW ? '*' : ' ';
+	if (mark != ' ') {
+		int pair = node->change == BC_DOWN ? PAIR_DOWN : PAIR_UP;
+		if (b->color)
+			attron(COLOR_PAIR(pair));
+		attron(A_BOLD);
+		mvaddch(y, 0, mark);
+		attroff(A_BOLD);
+		if (b->color)
+			attroff(COLOR_PAIR(pair));
+	}
+	const char *name = btree_name(&b->tree, n);
+	char shown[4096];
+	snprintf(shown, sizeof shown, "%s%s", name, node->kind == BN_DIR ? "/" : "");
+	put_name(b, y, 1, shown, (size_t)namew - 1);
+	if (node->error) {
+		mvprintw(y, namew, " (%s)", fail_strerror(node->error));
+		attroff(A_REVERSE);
+		return;
+	}
+	char size[FMT_BUFSIZE], cached[FMT_BUFSIZE], pct[FMT_BUFSIZE], dirty[FMT_BUFSIZE],
+		evicted[FMT_BUFSIZE];
+	human(size, node->size);
+	figure(b, cached, node->cached, PCS_CACHED);
+	percent(pct, node->cached, node->pages);
+	figure(b, dirty, node->dirty, PCS_DIRTY);
+	figure(b, evicted, node->evicted, PCS_EVICTED);
+	mvprintw(y, namew, " %6s %6s [", size, cached);
+	put_bar(b, node->cached, node->pages, BAR_WIDTH);
+	printw("] %6s %6s %7s", pct, dirty, evicted);
+	if (selected)
+		attroff(A_REVERSE);
+}
+
+static void draw_header(struct browser *b)
+{
+	const struct bnode *d = &b->tree.nodes[b->dir];
+	if (b->color)
+		attron(COLOR_PAIR(PAIR_HEAD));
+	attron(A_BOLD);
+	move(0, 0);
+	clrtoeol();
+	btree_path(&b->tree, b->dir, &b->path);
+	mvaddstr(0, 0, "pagestat --browse ");
+	put_name(b, 0, 18, b->dir != 0 ? b->path.data
+			   : b->npids ? "(the files of the processes of --pid)" : "(the operands)",
+		 COLS > 19 ? (size_t)COLS - 19 : 1);
+	attroff(A_BOLD);
+	char size[FMT_BUFSIZE], cached[FMT_BUFSIZE], pct[FMT_BUFSIZE], dirty[FMT_BUFSIZE],
+		evicted[FMT_BUFSIZE];
+	human(size, d->size);
+	figure(b, cached, d->cached, PCS_CACHED);
+	percent(pct, d->cached, d->pages);
+	figure(b, dirty, d->dirty, PCS_DIRTY);
+	figure(b, evicted, d->evicted, PCS_EVICTED);
+	move(1, 0);
+	clrtoeol();
+	mvprintw(1, 0, "size %s  cached %s (%s)  dirty %s  evicted %s  %zu entries%s", size,
+		 cached, pct, dirty, evicted, b->nlist, b->interval ? "  [i: every 2s]" : "");
+	if (b->color)
+		attroff(COLOR_PAIR(PAIR_HEAD));
+	int namew = COLS - FIXED_COLUMNS;
+	if (namew < 8)
+		namew = 8;
+	move(2, 0);
+	clrtoeol();
+	attron(A_UNDERLINE);
+	char head[64];
+	snprintf(head, sizeof head, "name (by %s%s%s)", key_names[b->key],
+		 b->reverse ? ", reversed" : "", b->mixed ? ", mixed" : "");
+	mvprintw(2, 0, " %-*.*s", namew - 1, namew - 1, head);
+	printw(" %6s %6s %-12s %6s %6s %7s", "size", "cached", " share", "pct", "dirty",
+	       "evicted");
+	attroff(A_UNDERLINE);
+}
+
+static void draw_footer(struct browser *b)
+{
+	move(LINES - 1, 0);
+	clrtoeol();
+	attron(A_REVERSE);
+	mvaddnwstr(LINES - 1, 0,
+		   b->utf8 ? L"?:help q:quit \u2191\u2193 \u2192:open \u2190:up "
+			     L"cspdvn:sort t:dirs r:again i:auto e:evict w:warm"
+			   : L"?:help q:quit j/k l:open h:up cspdvn:sort t:dirs "
+			     L"r:again i:auto e:evict w:warm",
+		   COLS);
+	attroff(A_REVERSE);
+}
+
+static int list_rows(void)
+{
+	int rows = LINES - 5;
+	return rows < 1 ? 1 : rows;
+}
+
+static void draw_listing(struct browser *b)
+{
+	int rows = list_rows();
+	if (b->sel >= b->nlist)
+		b->sel = b->nlist ? b->nlist - 1 : 0;
+	if (b->sel < b->top)
+		b->top = b->sel;
+	if (b->sel >= b->top + (size_t)rows)
+		b->top = b->sel - (size_t)rows + 1;
+	erase();
+	draw_header(b);
+	for (int i = 0; i < rows; i++) {
+		size_t at = b->top + (size_t)i;
+		if (at >= b->nlist)
+			break;
+		draw_line(b, 3 + i, b->list[at], at == b->sel);
+	}
+	if (b->nlist == 0)
+		mvaddstr(3, 1, "(empty)");
+	draw_status(b);
+	draw_footer(b);
+	refresh();
+}
+
+/* Polled while a walk goes on: q stops it (and pagestat); other keys
+ * wait.  A resize redraws. */
+static void poll_keys(struct browser *b)
+{
+	int kept[32], ch;
+	size_t n = 0;
+	while ((ch = getch()) != ERR) {
+		if (ch == 'q' || ch == 'Q')
+			b->quit = true;
+		else if (ch == KEY_RESIZE)
+			clear(); /* the next draw fills the new size */
+		else if (n < sizeof kept / sizeof kept[0])
+			kept[n++] = ch;
+	}
+	/* for after the walk, in the order typed */
+	while (n > 0)
+		ungetch(kept[--n]);
+}
+
+/* r and i: a row of the operand the walk is at, the file measured again;
+ * rows below an operand (the file became a directory) are passed over. */
+static void remeasured(struct browser *b, const struct row *row)
+{
+	while (b->re_at < b->re_n) {
+		const char *op = b->re_paths[b->re_at];
+		size_t n = strlen(op);
+		if (row->path_len == n && memcmp(row->path, op, n) == 0) {
+			struct bnode *node = &b->tree.nodes[b->re_nodes[b->re_at++]];
+			node->error = (int16_t)row->error;
+			if (!row->error && row->type != ROW_FILE && row->type != ROW_BLOCKDEV)
+				node->error = FAIL_CHANGED;
+			if (!node->error) {
+				node->size = row->stat.size;
+				node->pages = row->stat.pages;
+				node->cached = row->stat.cached;
+				node->dirty = row->stat.dirty;
+				node->evicted = row->stat.evicted;
+			}
+			return;
+		}
+		if (row->path_len > n && memcmp(row->path, op, n) == 0 && row->path[n] == '/')
+			return;
+		b->re_at++; /* that operand gave no row */
+	}
+}
+
+static void sink_browse_row(struct sink *sink, const struct row *row)
+{
+	struct browser *b = sink->state;
+	if (b->remeasuring)
+		remeasured(b, row);
+	else
+		btree_row(&b->tree, row);
+	if (row->type == ROW_FILE && !row->error) {
+		b->files++;
+		b->bytes += row->stat.size;
+		b->cached += row->stat.cached;
+	}
+	if (b->want_detail && row_has_detail(row)) {
+		b->nsegments = 0;
+		XGROW(b->segments, b->segments_cap, row->nsegments + 1);
+		memcpy(b->segments, row->segments, row->nsegments * sizeof *row->segments);
+		b->nsegments = row->nsegments;
+		size_t keep = row->nextents < EXTENTS_KEPT ? row->nextents : EXTENTS_KEPT;
+		XGROW(b->extents, b->extents_cap, keep + 1);
+		memcpy(b->extents, row->extents, keep * sizeof *row->extents);
+		b->nextents = keep;
+		b->extents_all = row->nextents;
+	}
+	/* the clock is read on every row (a vDSO call): rows may come
+	 * seconds apart (a slow directory, a large file's extents) */
+	if (++b->polls != 1 && ms_since(&b->drawn) < DRAW_MS)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	nodelay(stdscr, TRUE);
+	poll_keys(b);
+	nodelay(stdscr, FALSE);
+	if (b->quit) {
+		sink->failed = true; /* the walk stops at once */
+		return;
+	}
+	if (b->scanning) {
+		draw_scan(b, row->path, row->path_len);
+	} else {
+		say(b, "measuring... (%" PRIu64 " files)", b->files);
+		draw_status(b);
+		refresh();
+	}
+}
+
+static void sink_browse_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	(void)sink;
+	(void)total;
+	(void)errors;
+}
+
+static const struct sink_ops browse_ops = { .row = sink_browse_row, .end = sink_browse_end };
+
+/* Walks node's path again by req (a measure, an action), its rows in
+ * place of node's; false when q stopped it or the node is gone (said). */
+static bool walk_again(struct browser *b, uint32_t node, const struct file_request *req)
+{
+	btree_path(&b->tree, node, &b->path);
+	char *path = xstrdup(b->path.data);
+	char *operands[2] = { path, NULL };
+	struct walk_config cfg = *b->cfg;
+	cfg.req = req;
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	struct walk_result result = { 0 };
+
+	b->files = b->bytes = b->cached = 0;
+	b->polls = 0;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	btree_begin(&b->tree, operands);
+	walk_run(&cfg, operands, &sink, &result);
+	b->errors = result.errors;
+	bool ok = false;
+	if (b->quit) {
+		btree_abandon(&b->tree);
+	} else if (!btree_end_replace(&b->tree, node, true)) {
+		b->tree.nodes[node].error = ENOENT;
+		char name[4096];
+		esc_terminal(name, sizeof name, path, strlen(path), b->utf8);
+		say(b, "%s: no longer there", name);
+	} else {
+		ok = true;
+		b->status[0] = 0;
+	}
+	free(path);
+	return ok;
+}
+
+/* r and i: every file below dir measured again where it is (no directory
+ * read: each path is an operand of the walk, which opens it as it opens
+ * any file), the sums made again, each child marked with its change. */
+static void remeasure(struct browser *b, uint32_t dir)
+{
+	size_t cap = 0;
+	b->re_n = b->re_at = 0;
+	btree_files(&b->tree, dir, &b->re_nodes, &b->re_n, &cap);
+	b->re_paths = xcalloc(b->re_n + 1, sizeof *b->re_paths);
+	for (size_t i = 0; i < b->re_n; i++) {
+		btree_path(&b->tree, b->re_nodes[i], &b->path);
+		b->re_paths[i] = xstrdup(b->path.data);
+	}
+	struct bnode before = b->tree.nodes[dir];
+	uint64_t *old = xcalloc(btree_count_children(&b->tree, dir) + 1, sizeof *old);
+	size_t k = 0;
+	for (uint32_t c = before.first; c != BNODE_NONE; c = b->tree.nodes[c].next)
+		old[k++] = b->tree.nodes[c].cached;
+
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	struct walk_result result = { 0 };
+	b->files = b->bytes = b->cached = 0;
+	b->polls = 0;
+	b->remeasuring = true;
+	if (b->re_n)
+		walk_run(b->cfg, b->re_paths, &sink, &result);
+	b->remeasuring = false;
+	b->errors = result.errors;
+
+	btree_sum(&b->tree, dir);
+	btree_fix_above(&b->tree, dir, &before);
+	k = 0;
+	for (uint32_t c = before.first; c != BNODE_NONE; c = b->tree.nodes[c].next, k++) {
+		uint64_t was = old[k], now = b->tree.nodes[c].cached;
+		b->tree.nodes[c].change = now > was ? BC_UP : now < was ? BC_DOWN : BC_SAME;
+	}
+	free(old);
+	for (size_t i = 0; i < b->re_n; i++)
+		free(b->re_paths[i]);
+	free(b->re_paths);
+	b->re_paths = NULL;
+	free(b->re_nodes);
+	b->re_nodes = NULL;
+	b->re_n = 0;
+	b->status[0] = 0;
+}
+
+static void refresh_dir(struct browser *b)
+{
+	remember_selection(b);
+	remeasure(b, b->dir);
+	if (!b->quit && !b->status[0]) {
+		time_t now = time(NULL);
+		struct tm tm;
+		localtime_r(&now, &tm);
+		char when[16];
+		(void)strftime(when, sizeof when, "%H:%M:%S", &tm);
+		if (b->errors)
+			say(b, "measured at %s: %" PRIu64 " could not be measured (R walks again)",
+			    when, b->errors);
+		else
+			say(b, "measured at %s: + more cached, - less (R walks again)", when);
+	}
+	make_list(b);
+}
+
+/* The first walk, or --pid's again: its rows under the root. */
+static void scan(struct browser *b, char *const *operands, struct walk_result *result)
+{
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	b->files = b->bytes = b->cached = 0;
+	b->polls = 0;
+	btree_begin(&b->tree, b->npids ? NULL : operands);
+	if (b->npids)
+		pid_run(b->cfg, b->pids, b->npids, &sink, result);
+	else
+		walk_run(b->cfg, operands, &sink, result);
+}
+
+/* R: the directory walked again, files made or removed since seen too. */
+static void rewalk_dir(struct browser *b)
+{
+	remember_selection(b);
+	if (b->dir == 0 && b->npids) {
+		struct walk_result result = { 0 };
+		scan(b, NULL, &result);
+		if (b->quit) {
+			btree_abandon(&b->tree);
+		} else {
+			struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
+			btree_end_rescan(&b->tree, &total);
+			b->status[0] = 0;
+		}
+	} else if (b->dir == 0) {
+		for (uint32_t c = b->tree.nodes[0].first; c != BNODE_NONE && !b->quit;
+		     c = b->tree.nodes[c].next)
+			walk_again(b, c, b->cfg->req);
+	} else {
+		walk_again(b, b->dir, b->cfg->req);
+	}
+	if (!b->quit && !b->status[0])
+		say(b, "walked again: + more cached, - less, * new");
+	make_list(b);
+}
+
+static bool ask(struct browser *b, const char *question)
+{
+	say(b, "%s [y/n]", question);
+	draw_listing(b);
+	for (;;) {
+		int ch = getch();
+		if (ch == 'y' || ch == 'Y')
+			return true;
+		if (ch == KEY_RESIZE) {
+			draw_listing(b);
+			continue;
+		}
+		if (ch != ERR)
+			break;
+	}
+	say(b, "nothing done");
+	return false;
+}
+
+/* e and w: the selected entry, after a question that says how much. */
+static void act(struct browser *b, uint32_t node, enum action action)
+{
+	const struct bnode *n = &b->tree.nodes[node];
+	btree_path(&b->tree, node, &b->path);
+	char what[FMT_BUFSIZE], question[4200], name[4096];
+	esc_terminal(name, sizeof name, b->path.data, b->path.len, b->utf8);
+	uint64_t before = n->cached;
+	if (action == ACTION_EVICT) {
+		human(what, bytes_of(b, n->cached));
+		snprintf(question, sizeof question, "evict the %s cached of %s?", what, name);
+	} else {
+		uint64_t missing = bytes_of(b, n->pages - n->cached), available;
+		human(what, missing);
+		if (system_meminfo("MemAvailable", &available) && missing > available) {
+			char have[FMT_BUFSIZE];
+			human(have, available);
+			say(b, "warm: %s to read, more than the %s of memory available: nothing "
+			    "read", what, have);
+			return;
+		}
+		snprintf(question, sizeof question, "read the %s missing of %s into the cache?",
+			 what, name);
+	}
+	if (!ask(b, question))
+		return;
+	struct file_request req = *b->cfg->req;
+	req.action = action;
+	remember_selection(b);
+	if (!walk_again(b, node, &req))
+		return;
+	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
+	int err = b->tree.nodes[node].error;
+	char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
+	human(was, bytes_of(b, before));
+	human(now, bytes_of(b, b->tree.nodes[node].cached));
+	if (err)
+		say(b, "cannot %s %s: %s", verb, name, fail_strerror(err));
+	else if (b->errors)
+		say(b, "%sed %s: cached %s before, %s now; %" PRIu64 " could not be %sed: their "
+		    "lines say why", verb, name, was, now, b->errors, verb);
+	else
+		say(b, "%sed %s: cached %s before, %s now", verb, name, was, now);
+	make_list(b);
+}
+
+static void draw_help(struct browser *b)
+{
+	static const char *const lines[] = {
+		"pagestat --browse: keys",
+		"",
+		"  up, down, k, j     move; PgUp, PgDn, Home, End",
+		"  Enter, l, right    open the directory, or a file's detail",
+		"  Backspace, h, left go up (out of the detail)",
+		"  c s p d v n        sort by cached, size, percent, dirty, evicted, name;",
+		"                     the same key again reverses",
+		"  t                  directories first, or mixed with the files",
+		"  r                  measure the directory's files again (no walk)",
+		"  R                  walk the directory again (new files too)",
+		"  i                  measure it every 2 seconds (again: stop);",
+		"                     + more cached, - less since the measure before",
+		"                     (and * new, after R)",
+		"  e                  evict the selected file or directory (asks first)",
+		"  w                  warm the selected file or directory (asks first)",
+		"  ?                  this help; Ctrl-L draws the screen again",
+		"  q                  quit",
+		"",
+		"any key goes back",
+	};
+	erase();
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0] && (int)i < LINES; i++)
+		mvaddnstr((int)i, 0, lines[i], COLS);
+	refresh();
+	while (getch() == KEY_RESIZE)
+		draw_help(b);
+}
+
+/* The detail of a file: measured again with COLS parts and its cached
+ * extents. */
+static void draw_detail(struct browser *b, uint32_t node)
+{
+	const struct bnode *n = &b->tree.nodes[node];
+	erase();
+	btree_path(&b->tree, node, &b->path);
+	attron(A_BOLD);
+	mvaddstr(0, 0, "pagestat --browse ");
+	put_name(b, 0, 18, b->path.data, COLS > 19 ? (size_t)COLS - 19 : 1);
+	attroff(A_BOLD);
+	if (n->error) {
+		mvprintw(2, 0, "cannot inspect: %s", fail_strerror(n->error));
+	} else {
+		char size[FMT_BUFSIZE], cached[FMT_BUFSIZE], pct[FMT_BUFSIZE],
+			dirty[FMT_BUFSIZE], evicted[FMT_BUFSIZE], pages[FMT_BUFSIZE];
+		human(size, n->size);
+		fmt_u64(pages, n->pages);
+		figure(b, cached, n->cached, PCS_CACHED);
+		percent(pct, n->cached, n->pages);
+		figure(b, dirty, n->dirty, PCS_DIRTY);
+		figure(b, evicted, n->evicted, PCS_EVICTED);
+		mvprintw(2, 0, "size %s (%" PRIu64 " bytes, %s pages)", size, n->size, pages);
+		mvprintw(3, 0, "cached %s (%s)  dirty %s  evicted %s", cached, pct, dirty,
+			 evicted);
+		mvprintw(5, 0, "segment map (%zu parts across %d columns):", b->nsegments, COLS);
+		move(6, 0);
+		for (size_t x = 0; b->nsegments && x < (size_t)COLS; x++) {
+			const struct segment *s = &b->segments[x * b->nsegments / (size_t)COLS];
+			bool full = s->pages && s->cached == s->pages;
+			bool none = s->cached == 0;
+			const wchar_t *c = b->utf8 ? (none ? L"\u00b7" : full ? L"\u2588"
+						      : s->cached * 2 >= s->pages ? L"\u2593"
+										 : L"\u2591")
+						 : (none ? L"." : full ? L"#" : L"+");
+			if (!none && b->color)
+				attron(COLOR_PAIR(PAIR_BAR));
+			addwstr(c);
+			if (!none && b->color)
+				attroff(COLOR_PAIR(PAIR_BAR));
+		}
+		mvprintw(8, 0, "cached extents: %zu", b->extents_all);
+		int y = 9;
+		for (size_t i = 0; i < b->nextents && y < LINES - 2; i++, y++) {
+			char len[FMT_BUFSIZE];
+			human(len, b->extents[i].length);
+			if (y == LINES - 3 && i + 1 < b->extents_all) {
+				mvprintw(y, 2, "... and %zu more", b->extents_all - i);
+				break;
+			}
+			mvprintw(y, 2, "offset %12" PRIu64 "  length %12" PRIu64 " (%s)",
+				 b->extents[i].offset, b->extents[i].length, len);
+		}
+	}
+	draw_status(b);
+	move(LINES - 1, 0);
+	attron(A_REVERSE);
+	mvaddnstr(LINES - 1, 0, "h/left/Backspace:back r:refresh e:evict w:warm q:quit", COLS);
+	attroff(A_REVERSE);
+	refresh();
+}
+
+static void measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
+{
+	struct file_request req = *base;
+	/* a part a column, but no part smaller than a page: each column
+	 * then shows the part it falls in */
+	uint64_t parts = COLS > 1 ? (uint64_t)COLS : 1;
+	if (parts > b->tree.nodes[node].pages)
+		parts = b->tree.nodes[node].pages ? b->tree.nodes[node].pages : 1;
+	req.measure.segments = parts > 4096 ? 4096 : (unsigned)parts;
+	req.measure.extents = EXTENTS_CACHED;
+	b->want_detail = true;
+	b->nsegments = b->nextents = b->extents_all = 0;
+	walk_again(b, node, &req);
+	b->want_detail = false;
+}
+
+/* The detail view until the user leaves it; false: q. */
+static bool detail(struct browser *b, uint32_t node)
+{
+	b->status[0] = 0;
+	measure_detail(b, node, b->cfg->req);
+	for (;;) {
+		if (b->quit)
+			return false;
+		draw_detail(b, node);
+		int ch = getch();
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			return false;
+		case 'h':
+		case KEY_LEFT:
+		case KEY_BACKSPACE:
+		case 127:
+		case 8:
+		case 27:
+			return true;
+		case 'r':
+			measure_detail(b, node, b->cfg->req);
+			break;
+		case 'e':
+		case 'w':
+			act(b, node, ch == 'e' ? ACTION_EVICT : ACTION_WARM);
+			measure_detail(b, node, b->cfg->req);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void set_key(struct browser *b, enum sort_key key)
+{
+	if (b->key == key)
+		b->reverse = !b->reverse;
+	else
+		b->key = key, b->reverse = false;
+	make_list(b);
+}
+
+static void go_up(struct browser *b)
+{
+	uint32_t parent = b->tree.nodes[b->dir].parent;
+	if (b->dir == 0 || parent == BNODE_NONE)
+		return;
+	if (parent == 0 && btree_count_children(&b->tree, 0) == 1)
+		return; /* one operand: its directory is the top */
+	uint32_t from = b->dir;
+	b->dir = parent;
+	b->sel = 0;
+	b->nlist = 0;
+	make_list(b);
+	for (size_t i = 0; i < b->nlist; i++)
+		if (b->list[i] == from)
+			b->sel = i;
+}
+
+/* The keys, until q. */
+static void browse_loop(struct browser *b)
+{
+	for (;;) {
+		if (b->quit)
+			return;
+		draw_listing(b);
+		timeout(b->interval ? 200 : -1);
+		int ch = getch();
+		timeout(-1);
+		if (b->interval) {
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec >= b->next_refresh.tv_sec) {
+				refresh_dir(b);
+				b->next_refresh.tv_sec = now.tv_sec + REFRESH_SECONDS;
+			}
+		}
+		uint32_t sel = b->sel < b->nlist ? b->list[b->sel] : BNODE_NONE;
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			return;
+		case KEY_UP:
+		case 'k':
+			if (b->sel > 0)
+				b->sel--;
+			break;
+		case KEY_DOWN:
+		case 'j':
+			if (b->sel + 1 < b->nlist)
+				b->sel++;
+			break;
+		case KEY_PPAGE:
+			b->sel = b->sel > (size_t)list_rows() ? b->sel - (size_t)list_rows() : 0;
+			break;
+		case KEY_NPAGE:
+			b->sel += (size_t)list_rows();
+			break;
+		case KEY_HOME:
+		case 'g':
+			b->sel = 0;
+			break;
+		case KEY_END:
+		case 'G':
+			b->sel = b->nlist ? b->nlist - 1 : 0;
+			break;
+		case '\n':
+		case '\r':
+		case KEY_ENTER:
+		case KEY_RIGHT:
+		case 'l':
+			if (sel == BNODE_NONE)
+				break;
+			if (b->tree.nodes[sel].kind == BN_DIR) {
+				b->dir = sel;
+				b->sel = b->top = 0;
+				b->nlist = 0;
+				b->status[0] = 0;
+				make_list(b);
+			} else if (b->tree.nodes[sel].kind == BN_FILE) {
+				if (!detail(b, sel))
+					return;
+				make_list(b);
+			}
+			break;
+		case KEY_LEFT:
+		case KEY_BACKSPACE:
+		case 127:
+		case 8:
+		case 'h':
+			b->status[0] = 0;
+			go_up(b);
+			break;
+		case 'c': set_key(b, SORT_CACHED); break;
+		case 's': set_key(b, SORT_SIZE); break;
+		case 'p': set_key(b, SORT_PERCENT); break;
+		case 'd': set_key(b, SORT_DIRTY); break;
+		case 'v': set_key(b, SORT_EVICTED); break;
+		case 'n': set_key(b, SORT_NAME); break;
+		case 't':
+			b->mixed = !b->mixed;
+			make_list(b);
+			break;
+		case 'r':
+			refresh_dir(b);
+			break;
+		case 'R':
+			rewalk_dir(b);
+			break;
+		case 'i':
+			b->interval = !b->interval;
+			clock_gettime(CLOCK_MONOTONIC, &b->next_refresh);
+			say(b, b->interval ? "i: measuring every %d seconds" : "i: stopped",
+			    REFRESH_SECONDS);
+			break;
+		case 'e':
+		case 'w':
+			if (sel != BNODE_NONE && !b->tree.nodes[sel].error)
+				act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM);
+			break;
+		case '?':
+			draw_help(b);
+			break;
+		case 'L' & 0x1f: /* Ctrl-L, as in less and top */
+			clear();
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void start_screen(struct browser *b)
+{
+	if (tcgetattr(STDIN_FILENO, &saved_tty) == 0)
+		tty_saved = true;
+	/* a signal that ends pagestat ends it with the terminal given back */
+	signals_catch(false);
+	initscr();
+	keep_cap("sgr0");
+	keep_cap("cnorm");
+	keep_cap("rmcup");
+	signals_on_death(restore_terminal);
+	catch_faults(true);
+	cbreak();
+	noecho();
+	keypad(stdscr, TRUE);
+	curs_set(0);
+	const char *no_color = getenv("NO_COLOR");
+	b->color = has_colors() && !(no_color && no_color[0]);
+	if (b->color) {
+		start_color();
+		use_default_colors();
+		init_pair(PAIR_HEAD, COLOR_CYAN, -1);
+		init_pair(PAIR_BAR, COLOR_GREEN, -1);
+		init_pair(PAIR_UP, COLOR_GREEN, -1);
+		init_pair(PAIR_DOWN, COLOR_RED, -1);
+	}
+}
+
+static void end_screen(void)
+{
+	curs_set(1);
+	endwin();
+	signals_on_death(NULL);
+	catch_faults(false);
+}
+
+int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t *pids,
+	       size_t npids)
+{
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		msg("--browse needs a terminal: standard %s is not one\n",
+		    isatty(STDOUT_FILENO) ? "input" : "output");
+		return STATUS_USAGE;
+	}
+	struct walk_config all = *cfg;
+	all.all = true;      /* a node for every file */
+	all.max_depth = LONG_MAX; /* a node for every directory too */
+	all.quiet = true;    /* failures are the tree's, on the screen */
+	struct browser b = {
+		.cfg = &all,
+		.pids = pids,
+		.npids = npids,
+		.page_size = inspect_page_size(cfg->ins),
+		.known = inspect_known(cfg->ins),
+		.utf8 = esc_locale_is_utf8(),
+		.scanning = true,
+		.keep_name = UINT32_MAX,
+	};
+	btree_init(&b.tree);
+	start_screen(&b);
+	clock_gettime(CLOCK_MONOTONIC, &b.drawn);
+	draw_scan(&b, NULL, 0);
+
+	struct walk_result result = { 0 };
+	scan(&b, operands, &result);
+	b.scanning = false;
+	if (!b.quit) {
+		struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
+		btree_end_scan(&b.tree, &total);
+		uint32_t first = b.tree.nodes[0].first;
+		if (first != BNODE_NONE && b.tree.nodes[first].next == BNODE_NONE &&
+		    b.tree.nodes[first].kind == BN_DIR)
+			b.dir = first;
+		make_list(&b);
+		if (result.errors)
+			say(&b, "%" PRIu64 " could not be inspected: their lines say why",
+			    result.errors);
+		browse_loop(&b);
+	}
+	end_screen();
+	btree_free(&b.tree);
+	free(b.list);
+	free(b.segments);
+	free(b.extents);
+	sb_free(&b.path);
+	return result.errors ? STATUS_SOME_FAILED : STATUS_OK;
+}

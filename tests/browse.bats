@@ -1,0 +1,538 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# --browse in a real terminal: tmux runs it on an arranged tree, send-keys
+# types, capture-pane reads the screen, and the figures are compared with
+# what pagestat -a -d says of the same tree and what cachestat says.
+
+load test_helper
+
+setup() {
+	require_disk_tmpdir
+	cd "$BATS_TEST_TMPDIR"
+	SOCK=$BATS_TEST_TMPDIR/tmux.sock
+}
+
+teardown() {
+	[[ -S ${SOCK-} ]] && tmux -S "$SOCK" kill-server 2>/dev/null
+	if [[ -n ${HOLDER-} ]]; then
+		kill "$HOLDER" 2>/dev/null
+		wait "$HOLDER" 2>/dev/null
+	fi
+	leave_nobody_dir
+	return 0
+}
+
+built_without() {
+	"$PAGESTAT" --browse . </dev/null 2>&1 >/dev/null | grep -q 'built without ncursesw'
+}
+
+require_browse() {
+	! built_without || skip "pagestat was built without ncursesw (libncurses-dev)"
+	command -v tmux >/dev/null || skip "tmux is not installed (apt-get install tmux)"
+}
+
+tm() { tmux -S "$SOCK" "$@"; }
+
+# pagestat --browse ARGS in a detached tmux window of COLS x ROWS (80x24)
+# with LANG (C.UTF-8); the shell then says how pagestat ended, and
+# $BATS_TEST_TMPDIR/pid holds pagestat's process id.  BROWSE_BIN: another
+# pagestat; BROWSE_AS: the words of a command that runs it (setpriv).
+start_browse() {
+	rearrange || return
+	local cmd arg
+	cmd="sh -c 'echo \$\$ >$BATS_TEST_TMPDIR/pid; exec \"\$0\" \"\$@\"' ${BROWSE_AS-}"
+	cmd+=" $(printf %q "${BROWSE_BIN:-$PAGESTAT}") --browse"
+	for arg in "$@"; do
+		cmd+=" $(printf %q "$arg")"
+	done
+	cmd+="; echo pagestat-exited-\$?; sleep 600"
+	tm -f /dev/null new-session -d -x "${COLS_:-80}" -y "${ROWS_:-24}" \
+		env LANG="${LANG_:-C.UTF-8}" LC_ALL= TERM=tmux-256color ${NO_COLOR_:+NO_COLOR=1} \
+		bash -c "$cmd"
+}
+
+screen() { tm capture-pane -p; }
+
+# Waits (5 s at most, polled) until the screen holds TEXT (a fixed string).
+wait_screen() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		screen | grep -qF -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "the screen never showed: $1" >&2
+	screen >&2
+	return 1
+}
+
+# Waits (5 s at most) until a line of the screen matches the extended regex RE.
+wait_screen_re() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		screen | grep -qE -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "the screen never matched: $1" >&2
+	screen >&2
+	return 1
+}
+
+# Waits until the line of NAME on the screen matches the extended regex RE.
+wait_line() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		line_of "$1" | grep -qE -- "$2" && return 0
+		sleep 0.05
+	done
+	echo "the line of $1 never matched $2" >&2
+	screen >&2
+	return 1
+}
+
+# The listing's line of NAME, without its bar: "NAME SIZE CACHED PCT DIRTY EVICTED".
+line_of() {
+	screen | sed -n '4,$p' | sed 's/\[[^]]*\]//; s/^[-+*]/ /' |
+		awk -v n="$1" '$1 == n { $1 = $1; print }'
+}
+
+# The names of the listing, in screen order.
+names_shown() {
+	screen | sed -n '4,$p' | grep -F '[' | sed 's/^[-+* ]//' | awk '{ print $1 }' | paste -sd' '
+}
+
+# t: sub/ (warm: 4 pages cached; dirty: 3 pages dirty), a-cold (16 pages,
+# none cached), b-hot (8, all), c-half (10, the first 5)
+make_tree() {
+	mkdir -p t/sub
+	make_dropped t/a-cold 16
+	make_cached t/b-hot 8
+	make_partial t/c-half 10 0 5
+	make_cached t/sub/warm 4
+	make_dirty t/sub/dirty 3
+}
+
+# The table's cells (the same human units) of PATH: "SIZE CACHED PCT DIRTY EVICTED".
+table_of() {
+	"$PAGESTAT" -a -d 9 -n -o size,cached,percent,dirty,evicted,path t |
+		awk -v p="$1" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //'
+}
+
+@test "--browse: the figures on the screen are pagestat -a's, and the arranged ones" {
+	require_browse
+	make_tree
+	# the arrangement first, as -J says it
+	run -0 pagestat -a -d 9 -J t
+	assert_equal "$(json_field '.rows[] | select(.path == "t/b-hot") | .cached_bytes')" $((8 * PAGE))
+	assert_equal "$(json_field '.rows[] | select(.path == "t/a-cold") | .cached_bytes')" 0
+	assert_equal "$(json_field '.rows[] | select(.path == "t/c-half") | .cached_bytes')" $((5 * PAGE))
+	assert_equal "$(json_field '.rows[] | select(.path == "t/sub") | .cached_bytes')" $((7 * PAGE))
+	assert_equal "$(json_field '.rows[] | select(.path == "t/sub") | .dirty_bytes')" $((3 * PAGE))
+	start_browse t
+	wait_screen "pagestat --browse t"
+	local name
+	rearrange
+	for name in a-cold b-hot c-half; do
+		wait_line "$name" "^$name "
+		assert_equal "$(line_of "$name")" "$name $(table_of "t/$name")"
+	done
+	assert_equal "$(line_of sub/)" "sub/ $(table_of t/sub)"
+	# the header: the directory's totals
+	screen | sed -n 2p | grep -F "cached $(table_of t | awk '{ print $2 }')"
+}
+
+@test "--browse: sorted by cached, directories first; keys sort and the same key reverses" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	assert_equal "$(names_shown)" "sub/ b-hot c-half a-cold"
+	tm send-keys c
+	wait_screen "by cached, reversed"
+	assert_equal "$(names_shown)" "sub/ a-cold c-half b-hot"
+	tm send-keys s
+	wait_screen "by size)"
+	assert_equal "$(names_shown)" "sub/ a-cold c-half b-hot"
+	tm send-keys n
+	wait_screen "by name)"
+	assert_equal "$(names_shown)" "sub/ a-cold b-hot c-half"
+	tm send-keys n
+	wait_screen "by name, reversed"
+	assert_equal "$(names_shown)" "sub/ c-half b-hot a-cold"
+	tm send-keys p
+	wait_screen "by percent)"
+	assert_equal "$(names_shown)" "sub/ b-hot c-half a-cold"
+	tm send-keys c t
+	wait_screen "by cached, mixed"
+	assert_equal "$(names_shown)" "b-hot sub/ c-half a-cold"
+	tm send-keys d
+	wait_screen "by dirty, mixed"
+	assert_equal "$(names_shown | cut -d' ' -f1)" "sub/"
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+}
+
+@test "--browse: ? shows the keys, any key goes back" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	tm send-keys '?'
+	wait_screen "pagestat --browse: keys"
+	screen | grep -F "evict the selected file or directory (asks first)"
+	tm send-keys x
+	wait_screen "by cached"
+}
+
+@test "--browse: while the walk goes on, the files, bytes and path found so far; keys but q wait, q quits" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	mkdir -p slow/d1 slow/d2 slow/d3
+	make_cached slow/d1/f 2
+	make_cached slow/d2/g 2
+	make_cached slow/d3/h 2
+	# each directory read takes half a second: the walk is seen under way
+	# (LeakSanitizer cannot work under ptrace: a sanitizer build's at exit)
+	BROWSE_AS="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null -e trace=getdents64 -e inject=getdents64:delay_enter=500000" \
+		start_browse slow
+	wait_screen "pagestat --browse: scanning"
+	wait_screen_re "^  files [1-9][0-9]*, [0-9.]+K \\(cached [0-9.]+K\\)"
+	wait_screen_re "^  slow/d[123]/[fgh]"
+	wait_screen "q quits; other keys wait for the scan"
+	tm send-keys j
+	wait_screen "scanning"
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+	assert_equal "$(tm display -p '#{alternate_on} #{cursor_flag}')" "0 1"
+}
+
+@test "--browse takes -j, the range and the walk's filters as any inspection does" {
+	require_browse
+	make_tree
+	local opts=(-j 2 --length=$((2 * PAGE)) --exclude=c-half)
+	start_browse "${opts[@]}" t
+	wait_screen "by cached"
+	assert_equal "$(names_shown)" "sub/ b-hot a-cold"
+	local name row
+	for name in a-cold b-hot; do
+		row=$("$PAGESTAT" "${opts[@]}" -a -d 9 -n -o size,cached,percent,dirty,evicted,path t |
+			awk -v p="t/$name" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //')
+		assert_equal "$(line_of "$name")" "$name $row"
+	done
+	# the range mattered: the whole file's figures differ
+	[[ $(line_of b-hot) != "b-hot $(table_of t/b-hot)" ]]
+}
+
+@test "--browse: Enter goes down, h and Backspace go up, the selection kept" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	tm send-keys Enter
+	wait_screen "pagestat --browse t/sub"
+	assert_equal "$(names_shown)" "warm dirty"
+	assert_equal "$(line_of dirty)" "dirty $(table_of t/sub/dirty)"
+	tm send-keys h
+	wait_screen_re "^pagestat --browse t$"
+	tm send-keys j j l
+	# c-half is a file: its detail
+	wait_screen "segment map"
+	tm send-keys BSpace
+	wait_screen "by cached"
+	# back on c-half: the line above is b-hot's
+	tm send-keys Up Right
+	wait_screen "pagestat --browse t/b-hot"
+	tm send-keys Left g Right
+	wait_screen "pagestat --browse t/sub"
+	tm send-keys Left
+	wait_screen "by cached"
+}
+
+@test "--browse: a file's detail shows its figures, its segment map and its cached extents" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	tm send-keys j j Enter
+	wait_screen "pagestat --browse t/c-half"
+	wait_screen "cached extents: 1"
+	screen | grep -F "size $(table_of t/c-half | awk '{ print $1 }') ($((10 * PAGE)) bytes, 10 pages)"
+	screen | grep -F "offset            0  length $(printf '%12d' $((5 * PAGE)))"
+	# 80 parts of 10 pages: the first half all cached, the rest none
+	local map
+	map=$(screen | sed -n '/^segment map (10 parts across 80 columns/{n;p}')
+	assert_equal "$map" "$(printf '█%.0s' {1..40})$(printf '·%.0s' {1..40})"
+}
+
+@test "--browse: the terminal is given back after q, SIGTERM, SIGINT and a fault" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	assert_equal "$(tm display -p '#{alternate_on} #{cursor_flag}')" "1 0"
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+	assert_equal "$(tm display -p '#{alternate_on} #{cursor_flag}')" "0 1"
+	tm kill-server
+	local sig status
+	# SEGV: the crash path a handler can catch (the status is a
+	# sanitizer's own in a build with them)
+	for sig in TERM INT SEGV; do
+		start_browse t
+		wait_screen "by cached"
+		assert_equal "$(tm display -p '#{alternate_on} #{cursor_flag}')" "1 0"
+		kill -s "$sig" "$(cat "$BATS_TEST_TMPDIR/pid")"
+		case $sig in
+		TERM) status=143 ;;
+		INT) status=130 ;;
+		SEGV) status= ;;
+		esac
+		wait_screen "pagestat-exited-$status"
+		assert_equal "$(tm display -p '#{alternate_on} #{cursor_flag}')" "0 1"
+		tm kill-server
+	done
+}
+
+@test "--browse: r measures again after a change; i marks what changed" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	assert_equal "$(line_of a-cold | awk '{ print $3 }')" 0B
+	pcarrange cache t/a-cold 0 16
+	tm send-keys r
+	wait_line a-cold "^a-cold [^ ]+ $(table_of t/a-cold | awk '{ print $2 }') "
+	screen | grep -E '^\+a-cold ' >/dev/null
+	# a file removed since: its line says so, and the status how many
+	rm t/c-half
+	tm send-keys r
+	wait_screen "1 could not be measured (R walks again)"
+	wait_line c-half "^c-half \\(No such file or directory\\)"
+	# i: every 2 s; a file dropped meanwhile is marked with -
+	tm send-keys i
+	wait_screen "i: measuring every 2 seconds"
+	pcarrange drop t/b-hot
+	wait_line b-hot "^b-hot [^ ]+ 0B "
+	screen | grep -E '^-b-hot ' >/dev/null
+	tm send-keys i q
+	wait_screen "pagestat-exited-0"
+}
+
+@test "--browse: r reads no directory, it measures each file again; R walks again" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	local pid
+	pid=$(cat "$BATS_TEST_TMPDIR/pid")
+	strace -f -qq -e trace=getdents64,openat -o "$BATS_TEST_TMPDIR/trace" -p "$pid" &
+	local tracer=$!
+	# strace says nothing when it is attached: r until the trace holds
+	# each of the five files opened again by its path (to be measured)
+	local i f all
+	for ((i = 0; i < 100; i++)); do
+		tm send-keys r
+		all=1
+		for f in a-cold b-hot c-half sub/warm sub/dirty; do
+			grep -qF "\"t/$f\"" "$BATS_TEST_TMPDIR/trace" 2>/dev/null || all=
+		done
+		[[ $all ]] && break
+		sleep 0.05
+	done
+	kill -0 "$tracer" 2>/dev/null || skip "strace cannot attach to pagestat here (ptrace)"
+	[[ $all ]]
+	wait_screen "measured at"
+	run grep -c getdents64 "$BATS_TEST_TMPDIR/trace"
+	assert_output 0
+	make_cached t/new 2
+	tm send-keys R
+	wait_screen "walked again"
+	screen | grep -E '^\*new ' >/dev/null
+	grep -q getdents64 "$BATS_TEST_TMPDIR/trace"
+	kill "$tracer"
+	wait "$tracer" || true
+}
+
+@test "--browse: e evicts the selected file after asking, w warms it; cachestat agrees" {
+	require_browse
+	make_tree
+	start_browse t
+	wait_screen "by cached"
+	tm send-keys j
+	tm send-keys e
+	wait_screen "evict the $(table_of t/b-hot | awk '{ print $2 }') cached of t/b-hot? [y/n]"
+	tm send-keys n
+	wait_screen "nothing done"
+	run -0 pcarrange stat t/b-hot
+	assert_equal "${output%% *}" 8
+	tm send-keys e
+	wait_screen "[y/n]"
+	tm send-keys y
+	wait_screen "evicted t/b-hot"
+	run -0 pcarrange stat t/b-hot
+	assert_equal "${output%% *}" 0
+	wait_line b-hot "^b-hot [^ ]+ 0B "
+	# a directory: w reads what is missing of the whole tree
+	pcarrange drop t/sub/warm
+	tm send-keys r
+	wait_line sub/ "^sub/ [^ ]+ $(table_of t/sub | awk '{ print $2 }') "
+	tm send-keys g w
+	wait_screen "read the $((4 * PAGE / 1024))K missing of t/sub into the cache? [y/n]"
+	tm send-keys y
+	wait_screen "warmed t/sub"
+	run -0 pcarrange stat t/sub/warm
+	assert_equal "${output%% *}" 4
+	# and evicted whole: the clean file's pages go (the dirty one's stay
+	# until written back, as --evict says)
+	tm send-keys e
+	wait_screen "cached of t/sub? [y/n]"
+	tm send-keys y
+	wait_screen "evicted t/sub"
+	run -0 pcarrange stat t/sub/warm
+	assert_equal "${output%% *}" 0
+}
+
+@test "--browse as nobody with a setcap copy: it shows a root file's cache, but e evicts only what nobody could open" {
+	require_browse
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	SOCK=$NOBODY_DIR/tmux.sock
+	mkdir -m 755 tree
+	local f
+	for f in mine theirs; do
+		pcarrange write "tree/$f" $((4 * PAGE))
+		pcarrange cache "tree/$f" 0 4
+	done
+	chmod 644 tree/mine
+	chmod 600 tree/theirs
+	BROWSE_BIN=./pagestat-cap BROWSE_AS="setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups" \
+		start_browse tree
+	wait_screen "by cached"
+	# the capabilities serve the inspection: both files are measured
+	wait_line theirs "^theirs [^ ]+ $((4 * PAGE / 1024))K "
+	wait_line mine "^mine [^ ]+ $((4 * PAGE / 1024))K "
+	tm send-keys n
+	wait_screen "by name)"
+	tm send-keys j e
+	wait_screen "cached of tree/theirs? [y/n]"
+	tm send-keys y
+	wait_screen "cannot evict tree/theirs: Permission denied"
+	pcarrange holds tree/theirs 4
+	tm send-keys g e
+	wait_screen "cached of tree/mine? [y/n]"
+	tm send-keys y
+	wait_screen "evicted tree/mine"
+	pcarrange holds tree/mine dropped
+	pcarrange holds tree/theirs 4
+}
+
+@test "--browse: a plain ASCII locale draws # bars; NO_COLOR leaves colours out" {
+	require_browse
+	make_tree
+	LANG_=C start_browse t
+	wait_screen "by cached"
+	screen | grep -F 'b-hot' | grep -F '[##########]'
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+	tm kill-server
+	start_browse t
+	wait_screen "by cached"
+	# green for the bars: an SGR colour code
+	tm capture-pane -e -p | grep -E $'\e\\[([0-9]+;)*3[0-8]m' >/dev/null
+	tm kill-server
+	NO_COLOR_=1 start_browse t
+	wait_screen "by cached"
+	run tm capture-pane -e -p
+	refute_output --regexp $'\e\\[([0-9]+;)*3[0-8]m'
+}
+
+@test "--browse: odd names escaped as the table does, long ones cut in the middle; resize redraws" {
+	require_browse
+	mkdir t
+	local long
+	long=$(printf 'x%.0s' {1..60})-end
+	make_cached "t/$long" 2
+	make_cached $'t/odd\nname' 1
+	start_browse t
+	wait_screen "by cached"
+	screen | grep -F 'odd\nname'
+	# the status line says the name as the listing does, escaped once
+	tm send-keys j e
+	wait_screen 'cached of t/odd\nname? [y/n]'
+	tm send-keys n
+	# cut in the middle, at 80 columns: the start, an ellipsis, the end
+	screen | grep -E '^ ?x+…x*-end ' >/dev/null
+	tm resize-window -x 120 -y 30
+	wait_screen " $long "
+	tm resize-window -x 80 -y 24
+	wait_screen "…"
+}
+
+@test "--browse with several operands lists them, sorted" {
+	require_browse
+	make_cached hot 3
+	make_dropped cold 2
+	start_browse hot cold
+	wait_screen "(the operands)"
+	assert_equal "$(names_shown)" "hot cold"
+}
+
+@test "--browse --pid lists the files a process holds, by their paths, as --pid's rows say" {
+	require_browse
+	make_partial held 8 0 3
+	hold_open held
+	start_browse --pid "$HOLDER"
+	wait_screen "(the files of the processes of --pid)"
+	local path=$BATS_TEST_TMPDIR/held row
+	row=$("$PAGESTAT" --pid "$HOLDER" -a -n -o size,cached,percent,dirty,evicted,path |
+		awk -v p="$path" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //')
+	[[ -n $row ]]
+	# the names are whole paths (cut in the middle at 80 columns)
+	tm resize-window -x 250 -y 24
+	wait_screen " $path "
+	assert_equal "$(line_of "$path")" "$path $row"
+	# R reads the process's files again
+	pcarrange cache held 0 8
+	tm send-keys R
+	wait_screen "walked again"
+	screen | grep -F -- "+$path " >/dev/null
+}
+
+@test "--browse needs a terminal, and refuses outputs and actions, naming them" {
+	built_without && skip "pagestat was built without ncursesw: the next test"
+	mkdir t
+	run -2 --separate-stderr "$PAGESTAT" --browse t
+	assert_output ""
+	assert_equal "$stderr" "pagestat: --browse needs a terminal: standard output is not one"
+	local opt
+	for opt in --format=csv "-o size" "-i 1" --output-file=x; do
+		# shellcheck disable=SC2086 # the option and its value
+		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
+		assert_output ""
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --format, -o/--output, -i/--interval or --output-file: it shows its own screen (i refreshes in it)"
+	done
+	assert_file_not_exists x
+	for opt in --evict --warm; do
+		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --evict, --warm, --warm-from or --rate: its keys e and w act on what is chosen, after asking"
+	done
+	for opt in "-s size" --top=3 --output-all --expect-cached=50; do
+		# shellcheck disable=SC2086 # the option and its value
+		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: it sorts and shows by its own keys"
+	done
+	for opt in -J --csv --system; do
+		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -J/--json, --csv or --system: it browses the FILE operands' trees or --pid's files"
+	done
+}
+
+@test "--browse in a build without ncursesw says so, status 2" {
+	built_without || skip "pagestat was built with ncursesw"
+	run -2 --separate-stderr "$PAGESTAT" --browse .
+	assert_output ""
+	assert_equal "$stderr" "pagestat: --browse: this pagestat was built without ncursesw (Debian: libncurses-dev, then configure again)"
+}
