@@ -260,6 +260,8 @@ bool column_known(enum column_id id, const struct row *row)
 	/* a tree of which nothing could be inspected: not a cold one */
 	if (row->failed && !row->files && col->kind != KIND_TEXT && id != COL_FILES)
 		return false;
+	if (row->kernel_only && (id == COL_SIZE || id == COL_PAGES))
+		return false;
 	switch (col->kind) {
 	case KIND_TEXT:
 		return column_text(id, row, &len) != NULL;

@@ -49,6 +49,9 @@ struct row {
 	uint64_t failed;
 	/* --cgroup, a cgroup's row: its kernel figures (memory.stat) */
 	const struct cgroup_figures *cgroup;
+	/* --system's cgroup row: the kernel's figures alone, no file behind
+	 * them, so its size and pages are unknown (not 0) */
+	bool kernel_only;
 };
 
 /* Does this row carry segments and extents (when -S or -e asked)? */
