@@ -64,10 +64,10 @@ static bool start(void)
 
 /* Once the options are read: the capabilities down to what this run
  * needs (CAP_SYS_PTRACE for --pid and --system only). */
-static bool narrow(bool processes)
+static bool narrow(bool processes, bool lock)
 {
 	const char *what;
-	int err = caps_drop(&what, processes);
+	int err = caps_drop(&what, processes, lock);
 	if (err)
 		msg("%s: %s\n", what, strerror(err));
 	return err == 0;
@@ -105,8 +105,8 @@ int main(int argc, char **argv)
 	if (start()) {
 		status = options_parse(argc, argv, &opts);
 		if (status == OPTIONS_RUN)
-			status = narrow(opts.npids > 0 || opts.system) ? options_finish(&opts)
-								       : STATUS_FATAL;
+			status = narrow(opts.npids > 0 || opts.system, opts.lock) ? options_finish(&opts)
+										  : STATUS_FATAL;
 		if (status == OPTIONS_RUN)
 			status = run_inspection(&opts);
 		status = close_stdout(status);

@@ -33,6 +33,7 @@ enum {
 	OPT_WARM_FROM,
 	OPT_RATE,
 	OPT_SYSTEM,
+	OPT_LOCK,
 };
 
 /* The groups of --help, in its order. */

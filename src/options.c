@@ -535,6 +535,12 @@ const struct opt_spec option_table[] = {
 	  OK_RATE, STORE_U64, .offset = IN(rate),
 	  .expected = "bytes a second above 0, such as 50M, 1G or 200MB/s",
 	  .hint = "bytes a second (50M, 200MB/s)" },
+	{ OPT_LOCK, "lock", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "read the missing pages of each file's range and\n"
+	  "lock the range in memory, then hold it until\n"
+	  "SIGINT or SIGTERM (see LOCKING in pagestat(1))",
+	  "lock each file's range in memory until interrupted",
+	  OK_SET, STORE_BOOL, .offset = IN(lock), .value = 1 },
 	/* --help, --version */
 	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
 	  "show this help and exit",
@@ -558,8 +564,11 @@ _Static_assert(sizeof option_table / sizeof option_table[0] <=
 const struct opt_rule option_rules[] = {
 	{ RULE_ONE_OF, OPT_EVICT, { OPT_WARM, OPT_WARM_FROM },
 	  "--evict, --warm and --warm-from exclude each other: give one of them" },
-	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM },
-	  "--rate needs --warm or --warm-from" },
+	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
+	  "--rate needs --warm, --warm-from or --lock" },
+	{ RULE_EXCLUDES, OPT_LOCK, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_SYSTEM },
+	  "--lock cannot be combined with --evict, --warm, --warm-from or --system: --lock "
+	  "reads what is missing itself" },
 	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
 	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
 	  "done once" },
@@ -864,7 +873,10 @@ static bool need_met(enum column_need need, const struct options *opts)
 	case NEED_EVICT:
 		return opts->action == ACTION_EVICT;
 	case NEED_WARM:
-		return opts->action == ACTION_WARM || opts->action == ACTION_LISTED;
+		return opts->action == ACTION_WARM || opts->action == ACTION_LISTED ||
+		       opts->action == ACTION_LOCK;
+	case NEED_LOCK:
+		return opts->action == ACTION_LOCK;
 	case NEED_SYSTEM:
 		return opts->system;
 	}
@@ -880,6 +892,9 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 					 opts->extents != EXTENTS_NONE);
 	if (opts->interval)
 		opts->ncolumns = columns_add_delta(opts->columns, opts->ncolumns);
+	/* each goes after percent: --lock's read, then locked */
+	if (opts->action == ACTION_LOCK)
+		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_LOCKED);
 	if (opts->action == ACTION_EVICT)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_DROPPED);
 	else if (opts->action != ACTION_NONE)
@@ -948,10 +963,15 @@ static bool rules_hold(const struct options_state *st)
 static int check_action(struct options *opts, const struct options_state *st)
 {
 	bool evict = given(st, OPT_EVICT), warm = given(st, OPT_WARM);
+	bool lock = opts->lock;
 
 	opts->action = evict ? ACTION_EVICT
 		       : warm ? ACTION_WARM
-		       : opts->warm_from ? ACTION_LISTED : ACTION_NONE;
+		       : opts->warm_from ? ACTION_LISTED
+		       : lock ? ACTION_LOCK : ACTION_NONE;
+	if (lock && !st->files0_from && st->noperands == 0 && !opts->npids)
+		return usage_error("--lock needs a FILE (or --files0-from or --pid): it does not "
+				   "act on the current directory unnamed; give . to mean it");
 	/* what an action changes must be named: "." by default would evict
 	 * a whole tree, from / a whole file system (vmtouch needs a name too) */
 	if ((evict || warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&

@@ -50,6 +50,7 @@ struct options {
 	uint64_t rate;              /* --rate: bytes per second, or 0 */
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	bool system;                /* --system: the whole machine */
+	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

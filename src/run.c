@@ -6,6 +6,8 @@
 #include "run.h"
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,6 +19,7 @@
 #include "outfile.h"
 #include "pidfiles.h"
 #include "inspect.h"
+#include "lock.h"
 #include "probe.h"
 #include "progress.h"
 #include "rank.h"
@@ -48,6 +51,7 @@ struct run {
 	uint64_t to_read;
 	/* --system: the kernel's figures, read at the end of each inspection */
 	struct system_figures figures;
+	struct lock_set locks; /* --lock: the files locked, held to the end */
 };
 
 /* --expect-cached: is the cached share of the total below the mark?  No
@@ -173,7 +177,8 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 
 	if (sink_begin(sink)) {
 		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
-		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED)
+		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED ||
+		    opts->action == ACTION_LOCK)
 			progress_to_read(run->to_read);
 		if (run->snapshot)
 			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
@@ -228,6 +233,40 @@ static int inspect_to_output(struct run *run, struct watch *watch, struct outcom
 	return outfile_close(out, outcome->output_failed ? STATUS_FATAL : status);
 }
 
+/* --lock, once the rows are out: what was not locked and why, then the
+ * line that says it holds.  False when nothing is held. */
+static bool say_locked(struct run *run)
+{
+	const struct options *opts = run->opts;
+
+	lock_say_refused(&run->locks);
+	if (run->locks.nfiles == 0) {
+		if (!opts->quiet)
+			msg("--lock: nothing locked, nothing to hold\n");
+		return false;
+	}
+	/* the rows reach their reader before the hold */
+	(void)fflush(stdout);
+	if (!opts->quiet)
+		lock_say_holding(&run->locks);
+	return true;
+}
+
+/* --lock without -i: hold until SIGINT or SIGTERM (signals.c: the first
+ * ends the run, the locks released as it ends). */
+static void hold_locks(void)
+{
+	sigset_t stop, was;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &was);
+	while (!signals_stop_requested())
+		sigsuspend(&was);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
+
 /* -i: a failure in any sample makes the status 1; --expect-cached is
  * judged on the last sample. */
 static int watch_samples(struct run *run, struct outcome *outcome)
@@ -236,10 +275,15 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 	int status = STATUS_OK;
 	bool failed = false;
 
+	bool first = true;
+
 	while (watch_begin_sample(watch)) {
 		status = inspect_to_output(run, watch, outcome);
 		if (status == STATUS_FATAL)
 			break;
+		if (first && run->opts->action == ACTION_LOCK && !say_locked(run))
+			break;
+		first = false;
 		failed |= status == STATUS_SOME_FAILED;
 		if (!watch_wait(watch))
 			break;
@@ -275,8 +319,9 @@ static void null_end(struct sink *sink, const struct row *total, uint64_t errors
 	(void)errors;
 }
 
-/* --warm: what is missing, counted by an inspection that says nothing. */
-static uint64_t missing_bytes(struct run *run)
+/* --warm: what is missing, counted by an inspection that says nothing;
+ * *range_bytes: the bytes of the ranges (what --lock pins). */
+static uint64_t missing_bytes(struct run *run, uint64_t *range_bytes)
 {
 	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
 	const struct options *opts = run->opts;
@@ -295,7 +340,27 @@ static uint64_t missing_bytes(struct run *run)
 	else
 		walk_run(&walk_cfg, opts->operands, &sink, &result);
 	const struct pagecache_stat *t = &result.total.stat;
+	*range_bytes = t->pages * run->setup.page_size;
 	return (t->pages - t->cached) * run->setup.page_size;
+}
+
+/* Before --lock: what it pins (the ranges, cached or not), which must
+ * fit in the memory available; else nothing is read or locked (status 3). */
+static int plan_lock(struct run *run)
+{
+	uint64_t available, pinned;
+
+	run->to_read = missing_bytes(run, &pinned);
+	if (!system_meminfo("MemAvailable", &available) || pinned <= available)
+		return STATUS_OK;
+	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE];
+	fmt_human(need, pinned);
+	fmt_human(read, run->to_read);
+	fmt_human(have, available);
+	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
+	    "(MemAvailable): nothing read or locked; lock fewer files, or a part with --offset "
+	    "and --length\n", need, read, have);
+	return STATUS_FATAL;
 }
 
 /* Before a warm: what it will read, which must fit in the memory the
@@ -303,14 +368,16 @@ static uint64_t missing_bytes(struct run *run)
 static int plan_warm(struct run *run)
 {
 	const struct options *opts = run->opts;
-	uint64_t available;
+	uint64_t available, range_bytes = 0;
 
+	if (opts->action == ACTION_LOCK)
+		return plan_lock(run);
 	if (opts->action == ACTION_LISTED) {
 		run->snapshot = snapshot_open(opts->warm_from, run->setup.page_size, &run->to_read);
 		if (!run->snapshot)
 			return STATUS_USAGE;
 	} else if (opts->action == ACTION_WARM) {
-		run->to_read = missing_bytes(run);
+		run->to_read = missing_bytes(run, &range_bytes);
 	} else {
 		return STATUS_OK;
 	}
@@ -355,11 +422,15 @@ static bool run_init(struct run *run, const struct options *opts)
 	}
 	rate_limit_init(&run->limit, opts->rate);
 	inspector_init(&run->ins, &run->setup, &run->limit);
+	lock_set_init(&run->locks, run->setup.page_size);
+	if (opts->action == ACTION_LOCK)
+		run->req.locks = &run->locks;
 	return true;
 }
 
 static void run_free(struct run *run)
 {
+	lock_set_free(&run->locks); /* unlocked, before the exit */
 	snapshot_free(run->snapshot);
 	inspector_free(&run->ins);
 	rate_limit_free(&run->limit);
@@ -379,10 +450,13 @@ int run_inspection(const struct options *opts)
 
 	int status = plan_warm(&run);
 	if (status == STATUS_OK) {
-		if (opts->interval || opts->output_file)
-			signals_catch(opts->interval > 0);
+		bool lock = opts->action == ACTION_LOCK;
+		if (opts->interval || opts->output_file || lock)
+			signals_catch(opts->interval > 0 || lock);
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
+		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run))
+			hold_locks();
 		say_nothing_to_judge(opts, status, &outcome);
 	}
 	run_free(&run);

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/* --lock: the files locked in memory (each range mapped from the user's
+ * own open file, mlock2'd on fault, its pages faulted in once), held
+ * until the run ends. */
+#include <config.h>
+
+#include "lock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "fail.h"
+#include "format.h"
+#include "msg.h"
+#include "progress.h"
+#include "userfile.h"
+#include "xalloc.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+
+/* Bytes faulted in at a time: the pace of --rate and the meter. */
+#define LOCK_CHUNK ((uint64_t)1 << 20)
+
+void lock_set_init(struct lock_set *set, uint64_t page_size)
+{
+	*set = (struct lock_set){ .page_size = page_size };
+	pthread_mutex_init(&set->mutex, NULL);
+}
+
+void lock_set_free(struct lock_set *set)
+{
+	/* munmap unlocks too; munlock first says so where it is read */
+	for (size_t i = 0; i < set->nfiles; i++) {
+		(void)munlock(set->files[i].addr, set->files[i].length);
+		(void)munmap(set->files[i].addr, set->files[i].length);
+	}
+	free(set->files);
+	devino_free(&set->index);
+	pthread_mutex_destroy(&set->mutex);
+	*set = (struct lock_set){ 0 };
+}
+
+/* The first number in a /proc file read with the user's rights, or 0. */
+static uint64_t proc_number(const char *path)
+{
+	FILE *in = user_fopen_read(path);
+	unsigned long long v = 0;
+
+	if (in) {
+		if (fscanf(in, "%llu", &v) != 1)
+			v = 0;
+		fclose(in);
+	}
+	return v;
+}
+
+/* The mappings the process has now: the lines of /proc/self/maps. */
+static uint64_t map_count(void)
+{
+	FILE *in = user_fopen_read("/proc/self/maps");
+	uint64_t n = 0;
+	int c;
+
+	if (!in)
+		return 0;
+	while ((c = getc(in)) != EOF)
+		n += c == '\n';
+	fclose(in);
+	return n;
+}
+
+/* ENOMEM from mmap: the process's mappings at vm.max_map_count, or the
+ * kernel short of memory. */
+static int map_failed(struct lock_set *set, int err)
+{
+	if (err != ENOMEM)
+		return err;
+	uint64_t most = proc_number("/proc/sys/vm/max_map_count");
+	uint64_t now = map_count();
+	/* a few below: the libraries' mappings come and go */
+	if (!most || now + 8 < most)
+		return err;
+	pthread_mutex_lock(&set->mutex);
+	if (!set->mapcount_files++) {
+		set->map_count = now;
+		set->max_map_count = most;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return FAIL_MAPCOUNT;
+}
+
+/* Fault in [from, to) of the mapping (offsets in it), each page mapped
+ * and so locked; a page not cached is read, once. */
+static int populate(char *addr, uint64_t from, uint64_t to, bool paced, lock_pace_fn *pace,
+		    void *ctx)
+{
+	while (from < to) {
+		uint64_t n = to - from < LOCK_CHUNK ? to - from : LOCK_CHUNK;
+		if (paced && pace)
+			pace(ctx, n);
+		if (madvise(addr + from, n, MADV_POPULATE_READ) != 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (paced)
+			progress_read(n);
+		from += n;
+	}
+	return 0;
+}
+
+/* Record a locked mapping; false when (dev, ino) was there already. */
+static bool record(struct lock_set *set, const struct stat *st, void *addr, size_t length,
+		   uint64_t *pages)
+{
+	bool added = false;
+
+	pthread_mutex_lock(&set->mutex);
+	size_t at = devino_put(&set->index, st->st_dev, st->st_ino, set->nfiles);
+	if (at == DEVINO_NEW || st->st_ino == 0) {
+		XGROW(set->files, set->cap, set->nfiles + 1);
+		set->files[set->nfiles++] = (struct locked_file){ addr, length };
+		set->locked_bytes += length;
+		added = true;
+	} else {
+		*pages = set->files[at].length / set->page_size;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return added;
+}
+
+/* Is (dev, ino) locked already: its pages in *pages. */
+static bool known(struct lock_set *set, const struct stat *st, uint64_t *pages)
+{
+	bool has = false;
+
+	pthread_mutex_lock(&set->mutex);
+	if (st->st_ino && devino_has(&set->index, st->st_dev, st->st_ino)) {
+		size_t at = devino_put(&set->index, st->st_dev, st->st_ino, 0);
+		*pages = set->files[at].length / set->page_size;
+		has = true;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return has;
+}
+
+int lock_file(struct lock_set *set, int fd, const struct stat *st,
+	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
+	      lock_pace_fn *pace, void *ctx, uint64_t *pages)
+{
+	uint64_t page = set->page_size, size = (uint64_t)st->st_size, end = size;
+
+	*pages = 0;
+	if (known(set, st, pages))
+		return 0;
+	uint64_t start = range->offset / page * page;
+	if (range->length && range->offset + range->length > range->offset &&
+	    range->offset + range->length < end)
+		end = range->offset + range->length;
+	if (start >= end || start > (uint64_t)INT64_MAX)
+		return 0; /* nothing of the file in the range */
+	end = (end + page - 1) / page * page;
+	size_t length = (size_t)(end - start);
+
+	char *addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	if (addr == MAP_FAILED)
+		return map_failed(set, errno);
+	/* locked before anything is read: each page is locked as it comes */
+	if (mlock2(addr, length, MLOCK_ONFAULT) != 0) {
+		int err = errno;
+		munmap(addr, length);
+		if (err != ENOMEM && err != EPERM)
+			return err;
+		pthread_mutex_lock(&set->mutex);
+		set->memlock_files++;
+		set->memlock_bytes += length;
+		pthread_mutex_unlock(&set->mutex);
+		return FAIL_MEMLOCK;
+	}
+	int err = 0;
+	/* the missing pages first, paced: they are what is read */
+	for (size_t i = 0; i < nmissing && !err; i++) {
+		uint64_t from = missing[i].offset / page * page;
+		uint64_t to = missing[i].offset + missing[i].length;
+		if (to < from || to > end)
+			to = end;
+		to = (to + page - 1) / page * page;
+		if (from < start)
+			from = start;
+		if (from < to)
+			err = populate(addr, from - start, to - start, true, pace, ctx);
+	}
+	/* then the rest, cached already: mapped, so locked, nothing read */
+	if (!err)
+		err = populate(addr, 0, length, false, pace, ctx);
+	if (err) {
+		munmap(addr, length);
+		return err;
+	}
+	*pages = length / page;
+	if (!record(set, st, addr, length, pages))
+		munmap(addr, length); /* another thread locked it meanwhile */
+	return 0;
+}
+
+bool lock_say_refused(const struct lock_set *set)
+{
+	char have[FMT_BUFSIZE], left[FMT_BUFSIZE], asked[FMT_BUFSIZE], limit[FMT_BUFSIZE];
+	bool told = false;
+
+	if (set->memlock_files) {
+		struct rlimit rl = { 0 };
+		(void)getrlimit(RLIMIT_MEMLOCK, &rl);
+		fmt_human(have, set->locked_bytes);
+		fmt_human(left, set->memlock_bytes);
+		fmt_human(asked, set->locked_bytes + set->memlock_bytes);
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(limit, sizeof limit, "unlimited");
+		else
+			fmt_human(limit, (uint64_t)rl.rlim_cur);
+		msg("--lock: %" PRIu64 " file%s (%s) not locked: the locked-memory limit "
+		    "(RLIMIT_MEMLOCK) is %s and %s was asked (%s is locked and held); to lock "
+		    "it all, raise the limit with 'ulimit -l' (KiB, or unlimited), with "
+		    "LimitMEMLOCK= in a systemd unit, or run pagestat with CAP_IPC_LOCK (as root, "
+		    "or AmbientCapabilities=CAP_IPC_LOCK in a unit)\n",
+		    set->memlock_files, set->memlock_files > 1 ? "s" : "", left, limit, asked, have);
+		told = true;
+	}
+	if (set->mapcount_files) {
+		msg("--lock: %" PRIu64 " file%s not locked: the process has %" PRIu64 " mappings, "
+		    "and the sysctl vm.max_map_count allows %" PRIu64 " (each file locked is one); "
+		    "raise it (sysctl -w vm.max_map_count=N) or lock fewer files\n",
+		    set->mapcount_files, set->mapcount_files > 1 ? "s" : "", set->map_count,
+		    set->max_map_count);
+		told = true;
+	}
+	return told;
+}
+
+void lock_say_holding(const struct lock_set *set)
+{
+	char bytes[FMT_BUFSIZE];
+
+	fmt_human(bytes, set->locked_bytes);
+	msg("--lock: %zu file%s, %" PRIu64 " bytes (%s) locked by pid %ld: holding until SIGINT "
+	    "or SIGTERM\n",
+	    set->nfiles, set->nfiles == 1 ? "" : "s", set->locked_bytes, bytes, (long)getpid());
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* --lock: the files locked in memory (each range mapped from the user's
+ * own open file, mlock2'd on fault, its pages faulted in once), held
+ * until the run ends. */
+#ifndef PAGESTAT_LOCK_H
+#define PAGESTAT_LOCK_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "devino.h"
+#include "probe.h"
+
+/* One file's locked range: its mapping (the descriptor is closed). */
+struct locked_file {
+	void *addr;
+	size_t length; /* bytes, whole pages */
+};
+
+/* The run's locked files, shared by the threads of -j (the mutex); what
+ * could not be locked, for the message at the end. */
+struct lock_set {
+	pthread_mutex_t mutex;
+	uint64_t page_size;
+	struct locked_file *files;
+	size_t nfiles, cap;
+	struct devino_map index; /* (device, inode) -> index in files */
+	uint64_t locked_bytes;
+	/* refused by RLIMIT_MEMLOCK: files, and the bytes they asked */
+	uint64_t memlock_files, memlock_bytes;
+	/* refused for vm.max_map_count: files, and the figures when first met */
+	uint64_t mapcount_files, map_count, max_map_count;
+};
+
+void lock_set_init(struct lock_set *set, uint64_t page_size);
+
+/* Unlocks and unmaps every file, and frees the set. */
+void lock_set_free(struct lock_set *set);
+
+/* Called before each chunk of missing bytes is faulted in (--rate). */
+typedef void lock_pace_fn(void *ctx, uint64_t bytes);
+
+/* Lock range of the file open as fd (the user's own open, st its fstat):
+ * mapped, locked on fault (mlock2 MLOCK_ONFAULT), the missing extents
+ * given faulted in a chunk at a time (each read once, pace before each),
+ * then the rest of the range mapped (cached already: nothing read).  A
+ * file already in the set (by device and inode) is not locked again.
+ * *pages: the pages locked.  0, an errno value, FAIL_MEMLOCK or
+ * FAIL_MAPCOUNT: nothing of the file is then locked. */
+int lock_file(struct lock_set *set, int fd, const struct stat *st,
+	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
+	      lock_pace_fn *pace, void *ctx, uint64_t *pages);
+
+/* What stopped files from being locked, with the figures and remedies,
+ * on stderr (nothing when all were).  True when something was told. */
+bool lock_say_refused(const struct lock_set *set);
+
+/* The line that says the run now holds: files, bytes, pid. */
+void lock_say_holding(const struct lock_set *set);
+
+#endif
