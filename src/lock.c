@@ -7,6 +7,7 @@
 #include "lock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,15 +100,32 @@ static int map_failed(struct lock_set *set, int err)
 	return FAIL_MAPCOUNT;
 }
 
+/* How the missing pages are read: where the range is not the whole file,
+ * exactly (the fault's read-around is off, MADV_RANDOM, and each chunk is
+ * read ahead with WILLNEED on the file: nothing outside the range is
+ * read); else through the faults' read-around, in large reads. */
+struct reading {
+	int fd;         /* exact: the file */
+	uint64_t start; /* exact: the file offset of the mapping */
+	bool exact;
+	bool paced;     /* the missing pages: pace and count them */
+	lock_pace_fn *pace;
+	void *ctx;
+};
+
 /* Fault in [from, to) of the mapping (offsets in it), each page mapped
  * and so locked; a page not cached is read, once. */
-static int populate(char *addr, uint64_t from, uint64_t to, bool paced, lock_pace_fn *pace,
-		    void *ctx)
+static int populate(char *addr, uint64_t from, uint64_t to, const struct reading *r)
 {
+	bool paced = r->paced;
+
 	while (from < to) {
 		uint64_t n = to - from < LOCK_CHUNK ? to - from : LOCK_CHUNK;
-		if (paced && pace)
-			pace(ctx, n);
+		if (paced && r->pace)
+			r->pace(r->ctx, n);
+		if (paced && r->exact)
+			(void)posix_fadvise(r->fd, (off_t)(r->start + from), (off_t)n,
+					    POSIX_FADV_WILLNEED);
 		if (madvise(addr + from, n, MADV_POPULATE_READ) != 0) {
 			if (errno == EINTR)
 				continue;
@@ -188,6 +206,10 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		pthread_mutex_unlock(&set->mutex);
 		return FAIL_MEMLOCK;
 	}
+	struct reading r = { .fd = fd, .start = start, .pace = pace, .ctx = ctx, .paced = true,
+			     .exact = start > 0 || end < size };
+	if (r.exact)
+		(void)madvise(addr, length, MADV_RANDOM);
 	int err = 0;
 	/* the missing pages first, paced: they are what is read */
 	for (size_t i = 0; i < nmissing && !err; i++) {
@@ -199,11 +221,12 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		if (from < start)
 			from = start;
 		if (from < to)
-			err = populate(addr, from - start, to - start, true, pace, ctx);
+			err = populate(addr, from - start, to - start, &r);
 	}
 	/* then the rest, cached already: mapped, so locked, nothing read */
+	r.paced = false;
 	if (!err)
-		err = populate(addr, 0, length, false, pace, ctx);
+		err = populate(addr, 0, length, &r);
 	if (err) {
 		munmap(addr, length);
 		return err;

@@ -1,0 +1,278 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# --lock on the running kernel: what pagestat says it locked (the locked
+# column, the holding line) is compared with the kernel's VmLck of the
+# process, what it read with the kernel's read_bytes (/proc/PID/io), and
+# the cache state with cachestat (pcarrange).  The files are arranged
+# with pcarrange, not make_*: a lock changes their cache state.
+
+load test_helper
+
+setup() {
+	require_disk_tmpdir
+	cd "$BATS_TEST_TMPDIR"
+	LOCKER= TRACEE=
+}
+
+teardown() {
+	local pid
+	for pid in ${TRACEE-} ${LOCKER-}; do
+		kill -KILL "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	leave_nobody_dir
+}
+
+# ---- helpers -------------------------------------------------------------
+
+# Start CMD... in the background, stdout to out, stderr to err; LOCKER is
+# its pid.  Then wait for the line that says it holds (or for its end).
+# usage: start_lock CMD [ARG]...
+start_lock() {
+	"$@" >out 2>err 3>&- &
+	LOCKER=$!
+	wait_for_line err 'holding until SIGINT or SIGTERM' "$LOCKER"
+}
+
+# Wait until FILE has a line matching PATTERN (grep -E), at most 60 s,
+# or until PID has ended.
+wait_for_line() {
+	local file=$1 pattern=$2 pid=$3 i
+	for ((i = 0; i < 1200; i++)); do
+		grep -qE -- "$pattern" "$file" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -qE -- "$pattern" "$file" 2>/dev/null ||
+		fail "no line '$pattern' on stderr; it said: $(cat "$file")"
+}
+
+# The bytes the kernel counts as locked by PID (VmLck, KiB).
+vmlck_bytes() {
+	local kib
+	kib=$(awk '/^VmLck:/ { print $2 }' "/proc/$1/status")
+	echo $((kib * 1024))
+}
+
+# The bytes of the holding line: "N files, BYTES bytes (...) locked by pid PID".
+held_bytes() {
+	sed -nE 's/.*--lock: [0-9]+ files?, ([0-9]+) bytes .* locked by pid [0-9]+: holding.*/\1/p' err
+}
+
+# SIGTERM to the locker, then its exit status in $status.
+stop_lock() {
+	kill -TERM "$LOCKER"
+	status=0
+	wait "$LOCKER" || status=$?
+	LOCKER=
+}
+
+# ---- locking -------------------------------------------------------------
+
+@test "--lock a 64 MiB file: VmLck of the process equals the locked column and the holding line; every page cached" {
+	local pages=$((64 * 1048576 / PAGE))
+	pcarrange write big $((pages * PAGE))
+	pcarrange drop big
+	start_lock "$PAGESTAT" --lock -J big
+	local json
+	json=$(cat out)
+	output=$json
+	assert_equal "$(jq -r '.rows[0].locked, .rows[0].locked_bytes, .total.locked_bytes, .rows[0].cached' <<<"$json" | paste -sd' ')" \
+		"$pages $((pages * PAGE)) $((pages * PAGE)) $pages"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((pages * PAGE))
+	assert_equal "$(held_bytes)" $((pages * PAGE))
+	grep -q "locked by pid $LOCKER: holding" err || fail "the pid is not in: $(cat err)"
+	# held: every page of it stays cached while the lock holds
+	assert_equal "$(pcarrange stat big | cut -d' ' -f1)" "$pages"
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "--lock reads a half-cached file's missing pages once (read_bytes of the process), locks them all" {
+	local pages=$((16 * 1048576 / PAGE)) half
+	half=$((pages / 2))
+	pcarrange write half $((pages * PAGE))
+	pcarrange drop half
+	pcarrange cache half 0 "$half"
+	[[ $(pcarrange stat half | cut -d' ' -f1) -eq $half ]] || skip "the arranged pages did not stay cached (the machine pages out idle memory)"
+	start_lock "$PAGESTAT" --lock -J half
+	local read_bytes missing=$(((pages - half) * PAGE))
+	read_bytes=$(awk '/^read_bytes:/ { print $2 }' "/proc/$LOCKER/io")
+	output=$(cat out)
+	assert_equal "$(jq -r '.rows[0].read, .rows[0].locked' <<<"$output" | paste -sd' ')" "$((pages - half)) $pages"
+	# read once: at least the missing bytes, and less than twice them
+	# (only readahead around a fault may add a little)
+	((read_bytes >= missing && read_bytes < missing + missing / 8)) ||
+		fail "read_bytes $read_bytes for $missing missing bytes"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((pages * PAGE))
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "--lock with -i: the samples go on while it holds, each at 100 % and locked; --count ends it" {
+	pcarrange write f $((32 * PAGE))
+	pcarrange drop f
+	run -0 --separate-stderr "$PAGESTAT" --lock -i 0.2 --count 3 --format=ndjson f
+	assert_equal "$(jq -r 'select(.type == "file") | "\(.percent) \(.locked)"' <<<"$output" | sort | uniq -c | awk '{print $1, $2, $3}')" "3 100 32"
+	[[ $stderr == *"--lock: 1 file, $((32 * PAGE)) bytes"*"holding"* ]] || fail "$stderr"
+}
+
+@test "--lock with --offset and --length locks the range only; CSV has the locked column" {
+	pcarrange write f $((64 * PAGE))
+	pcarrange drop f
+	start_lock "$PAGESTAT" --lock --csv --offset=$((8 * PAGE)) --length=$((16 * PAGE)) f
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((16 * PAGE))
+	output=$(cat out)
+	local col
+	col=$(head -1 out | tr ',' '\n' | grep -nx locked | cut -d: -f1)
+	[[ -n $col ]] || fail "no locked column: $(head -1 out)"
+	assert_equal "$(sed -n 2p out | cut -d, -f"$col")" 16
+	stop_lock
+	assert_equal "$status" 0
+	# the pages outside the range were not read
+	assert_equal "$(pcarrange stat f | cut -d' ' -f1)" 16
+}
+
+@test "--lock of 20,000 files under ulimit -n 256: every one locked (the descriptor closed once mapped)" {
+	local n=20000
+	mkdir many
+	"$PYTHON3" -c '
+import os, sys
+page = int(sys.argv[2])
+for i in range(int(sys.argv[1])):
+    with open("many/f%05d" % i, "wb") as f:
+        f.write(b"x" * page)
+' "$n" "$PAGE"
+	start_lock bash -c 'ulimit -n 256 && exec "$@"' lock "$PAGESTAT" --lock -J many
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((n * PAGE))
+	output=$(cat out)
+	assert_equal "$(jq -r '.total.files, .total.locked, .errors' <<<"$output" | paste -sd' ')" "$n $n 0"
+	grep -q "^pagestat: --lock: $n files, $((n * PAGE)) bytes" err || fail "$(cat err)"
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "--lock keeps CAP_IPC_LOCK (root), which a run without --lock drops" {
+	require_root "only root holds CAP_IPC_LOCK here"
+	pcarrange write f $((4 * PAGE))
+	start_lock "$PAGESTAT" --lock f
+	local eff
+	eff=$(awk '/^CapEff:/ { print $2 }' "/proc/$LOCKER/status")
+	(((0x$eff >> 14) & 1)) || fail "CapEff $eff lacks cap_ipc_lock"
+	stop_lock
+	"$PAGESTAT" -i 10 f >/dev/null 2>&1 3>&- &
+	LOCKER=$!
+	sleep 0.5
+	eff=$(awk '/^CapEff:/ { print $2 }' "/proc/$LOCKER/status")
+	((((0x$eff >> 14) & 1) == 0)) || fail "CapEff $eff of a run without --lock has cap_ipc_lock"
+}
+
+@test "SIGTERM: everything unlocked (VmLck 0) before the process exits, exit status 0 as after a watch" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	pcarrange write f $((256 * PAGE))
+	# the exit held up 3 s, to read VmLck between the unlock and the exit
+	strace -qq -o /dev/null -e trace=exit_group -e inject=exit_group:delay_enter=3000000 \
+		"$PAGESTAT" --lock f >out 2>err 3>&- &
+	local tracer=$! pid= i
+	LOCKER=$tracer
+	wait_for_line err 'holding until' "$tracer"
+	pid=$(sed -nE 's/.*locked by pid ([0-9]+): holding.*/\1/p' err)
+	TRACEE=$pid
+	assert_equal "$(vmlck_bytes "$pid")" $((256 * PAGE))
+	kill -TERM "$pid"
+	local seen=
+	for ((i = 0; i < 100; i++)); do
+		[[ -r /proc/$pid/status ]] || break
+		if [[ $(vmlck_bytes "$pid" 2>/dev/null) == 0 ]]; then
+			seen=yes
+			break
+		fi
+		sleep 0.02
+	done
+	[[ -n $seen ]] || fail "VmLck never 0 while the process lived"
+	status=0
+	wait "$tracer" || status=$?
+	LOCKER= TRACEE=
+	assert_equal "$status" 0
+}
+
+# ---- what is not locked --------------------------------------------------
+
+@test "RLIMIT_MEMLOCK smaller than the tree: the files past it named, the limit and remedies told, the rest held, exit 1" {
+	enter_nobody_dir
+	local pages=64 kib
+	mkdir tree
+	for f in a b c d; do pcarrange write tree/$f $((pages * PAGE)); done
+	chown -R $NOBODY:$NOBODY tree
+	# room for two files and a half
+	kib=$((pages * PAGE * 5 / 2 / 1024))
+	start_lock bash -c 'ulimit -l "$1" && shift && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"' \
+		lock "$kib" ./pagestat --lock -J tree
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((2 * pages * PAGE))
+	output=$(cat out)
+	assert_equal "$(jq -r '.total.locked, .errors' <<<"$output" | paste -sd' ')" "$((2 * pages)) 2"
+	assert_equal "$(jq -r '[.rows[] | select(.errno == "ENOMEM")] | length' <<<"$output")" 2
+	local refused
+	refused=$(grep -c "not locked: past the locked-memory limit (RLIMIT_MEMLOCK)" err)
+	assert_equal "$refused" 2
+	grep -q "2 files ($((2 * pages * PAGE / 1024))K) not locked: the locked-memory limit (RLIMIT_MEMLOCK) is ${kib}K" err ||
+		fail "$(cat err)"
+	for remedy in "'ulimit -l'" "LimitMEMLOCK=" "CAP_IPC_LOCK"; do
+		grep -qF -- "$remedy" err || fail "no remedy $remedy in: $(cat err)"
+	done
+	grep -q "^pagestat: --lock: 2 files, $((2 * pages * PAGE)) bytes" err || fail "$(cat err)"
+	stop_lock
+	assert_equal "$status" 1
+}
+
+@test "a lock that would pin more than MemAvailable is refused before anything is read or locked, with the figures" {
+	local avail
+	avail=$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo)
+	truncate -s $((avail * 1024 * 3 / 2)) sparse
+	run -3 --separate-stderr "$PAGESTAT" --lock sparse
+	assert_output ""
+	[[ $stderr == "pagestat: --lock: "*" to lock ("*" of it to read), more than the "*" of memory available (MemAvailable): nothing read or locked"* ]] ||
+		fail "$stderr"
+	assert_equal "$(pcarrange stat sparse | cut -d' ' -f1)" 0
+}
+
+@test "a setcap copy run by nobody does not lock another user's 0600 file (EACCES, exit 1); one nobody may read is locked" {
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	pcarrange write theirs $((16 * PAGE))
+	chmod 600 theirs
+	pcarrange write mine $((8 * PAGE))
+	chown $NOBODY:$NOBODY mine
+	start_lock setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups ./pagestat-cap --lock -J theirs mine
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((8 * PAGE))
+	output=$(cat out)
+	assert_equal "$(jq -r '.rows[] | "\(.path) \(.errno // .locked)"' <<<"$output" | paste -sd' ')" \
+		"theirs EACCES mine 8"
+	stop_lock
+	assert_equal "$status" 1
+	# alone, nothing is locked and nothing held
+	run -1 --separate-stderr as_nobody ./pagestat-cap --lock theirs
+	[[ $stderr == *"nothing locked, nothing to hold"* ]] || fail "$stderr"
+}
+
+# ---- bad input -----------------------------------------------------------
+
+@test "--lock with --evict, --warm, --warm-from or --system, or with no FILE: exit 2, named, nothing locked" {
+	pcarrange write f $((4 * PAGE))
+	pcarrange drop f
+	for other in --evict --warm --warm-from=snap --system; do
+		run -2 --separate-stderr "$PAGESTAT" --lock "$other" f
+		[[ $stderr == "pagestat: --lock cannot be combined with --evict, --warm, --warm-from or --system"* ]] ||
+			fail "$other: $stderr"
+		assert_output ""
+	done
+	run -2 --separate-stderr "$PAGESTAT" --lock
+	[[ $stderr == "pagestat: --lock needs a FILE"* ]] || fail "$stderr"
+	run -2 --separate-stderr "$PAGESTAT" -o locked f
+	[[ $stderr == "pagestat: column 'locked' in --output needs --lock"* ]] || fail "$stderr"
+	# nothing of f was read
+	assert_equal "$(pcarrange stat f | cut -d' ' -f1)" 0
+}
