@@ -295,8 +295,7 @@ static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct 
 		err = probe_measure(p, fd, st, &plain, &was);
 		if (err == 0)
 			err = lock_file(req->locks, ufd, st, range, a->missing.extent,
-					a->missing.nextents, lock_pace, a, locked);
-		*did = was.stat.pages - was.stat.cached;
+					a->missing.nextents, lock_pace, a, locked, did);
 		break;
 	default:
 		err = 0;

@@ -32,9 +32,9 @@
 /* Bytes faulted in at a time: the pace of --rate and the meter. */
 #define LOCK_CHUNK ((uint64_t)1 << 20)
 
-void lock_set_init(struct lock_set *set, uint64_t page_size)
+void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max)
 {
-	*set = (struct lock_set){ .page_size = page_size };
+	*set = (struct lock_set){ .page_size = page_size, .max = max };
 	pthread_mutex_init(&set->mutex, NULL);
 }
 
@@ -173,13 +173,29 @@ static bool known(struct lock_set *set, const struct stat *st, uint64_t *pages)
 	return has;
 }
 
+/* --lock-max: from the first file that does not fit, every one is left
+ * out (the walk's order: run.c walks with one thread). */
+static bool left_out(struct lock_set *set, uint64_t length)
+{
+	bool out;
+
+	pthread_mutex_lock(&set->mutex);
+	out = set->max && (set->left_files || set->locked_bytes + length > set->max);
+	if (out) {
+		set->left_files++;
+		set->left_bytes += length;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return out;
+}
+
 int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
-	      lock_pace_fn *pace, void *ctx, uint64_t *pages)
+	      lock_pace_fn *pace, void *ctx, uint64_t *pages, uint64_t *read)
 {
 	uint64_t page = set->page_size, size = (uint64_t)st->st_size, end = size;
 
-	*pages = 0;
+	*pages = *read = 0;
 	if (known(set, st, pages))
 		return 0;
 	uint64_t start = range->offset / page * page;
@@ -190,6 +206,8 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		return 0; /* nothing of the file in the range */
 	end = (end + page - 1) / page * page;
 	size_t length = (size_t)(end - start);
+	if (left_out(set, length))
+		return 0;
 
 	char *addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
 	if (addr == MAP_FAILED)
@@ -220,8 +238,10 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		to = (to + page - 1) / page * page;
 		if (from < start)
 			from = start;
-		if (from < to)
+		if (from < to) {
 			err = populate(addr, from - start, to - start, &r);
+			*read += (to - from) / page;
+		}
 	}
 	/* then the rest, cached already: mapped, so locked, nothing read */
 	r.paced = false;
@@ -229,6 +249,7 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		err = populate(addr, 0, length, &r);
 	if (err) {
 		munmap(addr, length);
+		*read = 0;
 		return err;
 	}
 	*pages = length / page;
@@ -269,6 +290,19 @@ bool lock_say_refused(const struct lock_set *set)
 		told = true;
 	}
 	return told;
+}
+
+void lock_say_left_out(const struct lock_set *set, const char *max_arg)
+{
+	char bytes[FMT_BUFSIZE], have[FMT_BUFSIZE];
+
+	if (!set->left_files)
+		return;
+	fmt_human(bytes, set->left_bytes);
+	fmt_human(have, set->locked_bytes);
+	msg("--lock-max=%s: %" PRIu64 " file%s (%s) left out, the last in walk order (their rows "
+	    "show 0 locked); %s is locked\n",
+	    max_arg, set->left_files, set->left_files > 1 ? "s" : "", bytes, have);
 }
 
 void lock_say_holding(const struct lock_set *set)

@@ -28,13 +28,17 @@ struct lock_set {
 	size_t nfiles, cap;
 	struct devino_map index; /* (device, inode) -> index in files */
 	uint64_t locked_bytes;
+	/* --lock-max (0: none), and what it left out: every file from the
+	 * first that did not fit */
+	uint64_t max;
+	uint64_t left_files, left_bytes;
 	/* refused by RLIMIT_MEMLOCK: files, and the bytes they asked */
 	uint64_t memlock_files, memlock_bytes;
 	/* refused for vm.max_map_count: files, and the figures when first met */
 	uint64_t mapcount_files, map_count, max_map_count;
 };
 
-void lock_set_init(struct lock_set *set, uint64_t page_size);
+void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max);
 
 /* Unlocks and unmaps every file, and frees the set. */
 void lock_set_free(struct lock_set *set);
@@ -46,16 +50,20 @@ typedef void lock_pace_fn(void *ctx, uint64_t bytes);
  * mapped, locked on fault (mlock2 MLOCK_ONFAULT), the missing extents
  * given faulted in a chunk at a time (each read once, pace before each),
  * then the rest of the range mapped (cached already: nothing read).  A
- * file already in the set (by device and inode) is not locked again.
- * *pages: the pages locked.  0, an errno value, FAIL_MEMLOCK or
+ * file already in the set (by device and inode) is not locked again; one
+ * past --lock-max is left out (0 pages, no error).
+ * *pages: the pages locked, *read: the missing ones faulted in.  0, an errno value, FAIL_MEMLOCK or
  * FAIL_MAPCOUNT: nothing of the file is then locked. */
 int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
-	      lock_pace_fn *pace, void *ctx, uint64_t *pages);
+	      lock_pace_fn *pace, void *ctx, uint64_t *pages, uint64_t *read);
 
 /* What stopped files from being locked, with the figures and remedies,
  * on stderr (nothing when all were).  True when something was told. */
 bool lock_say_refused(const struct lock_set *set);
+
+/* What --lock-max (as given: max_arg) left out, on stderr, if anything. */
+void lock_say_left_out(const struct lock_set *set, const char *max_arg);
 
 /* The line that says the run now holds: files, bytes, pid. */
 void lock_say_holding(const struct lock_set *set);

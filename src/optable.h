@@ -34,6 +34,7 @@ enum {
 	OPT_RATE,
 	OPT_SYSTEM,
 	OPT_LOCK,
+	OPT_LOCK_MAX,
 };
 
 /* The groups of --help, in its order. */

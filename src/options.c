@@ -229,6 +229,17 @@ static const char *parse_offset(const char *arg, struct options *opts, struct op
 	return fmt_parse_size(arg, &opts->range.offset) ? NULL : SIZE_EXPECTED;
 }
 
+/* --lock-max: a size above 0 (0 would lock nothing). */
+static const char *parse_lock_max(const char *arg, struct options *opts,
+				  struct options_state *st)
+{
+	(void)st;
+	opts->lock_max_arg = arg;
+	return fmt_parse_size(arg, &opts->lock_max) && opts->lock_max > 0
+		       ? NULL
+		       : "a size above 0 such as 64M, 1GiB or 10GB, below 2^64";
+}
+
 static const char *parse_length(const char *arg, struct options *opts, struct options_state *st)
 {
 	st->length = arg;
@@ -541,6 +552,11 @@ const struct opt_spec option_table[] = {
 	  "SIGINT or SIGTERM (see LOCKING in pagestat(1))",
 	  "lock each file's range in memory until interrupted",
 	  OK_SET, STORE_BOOL, .offset = IN(lock), .value = 1 },
+	{ OPT_LOCK_MAX, "lock-max", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
+	  "with --lock: lock files in walk order until SIZE\n"
+	  "is locked, and name what was left out",
+	  "with --lock: lock at most SIZE bytes, in walk order",
+	  OK_CUSTOM, .parse = parse_lock_max, .hint = "size (64M, 1GiB, 10GB)" },
 	/* --help, --version */
 	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
 	  "show this help and exit",
@@ -569,6 +585,8 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_LOCK, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_SYSTEM },
 	  "--lock cannot be combined with --evict, --warm, --warm-from or --system: --lock "
 	  "reads what is missing itself" },
+	{ RULE_NEEDS, OPT_LOCK_MAX, { OPT_LOCK },
+	  "--lock-max needs --lock" },
 	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
 	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
 	  "done once" },

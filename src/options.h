@@ -51,6 +51,8 @@ struct options {
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	bool system;                /* --system: the whole machine */
 	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
+	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
+	const char *lock_max_arg;   /* --lock-max as given, for messages */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

@@ -116,7 +116,8 @@ static struct walk_config walk_config_of(struct run *run, const struct file_requ
 		.ins = &run->ins,
 		.excludes = opts->excludes,
 		.nexcludes = opts->nexcludes,
-		.jobs = opts->jobs,
+		/* --lock-max locks in walk order */
+		.jobs = opts->lock_max ? 1 : opts->jobs,
 	};
 }
 
@@ -240,6 +241,8 @@ static bool say_locked(struct run *run)
 	const struct options *opts = run->opts;
 
 	lock_say_refused(&run->locks);
+	if (!opts->quiet)
+		lock_say_left_out(&run->locks, opts->lock_max_arg);
 	if (run->locks.nfiles == 0) {
 		if (!opts->quiet)
 			msg("--lock: nothing locked, nothing to hold\n");
@@ -351,6 +354,8 @@ static int plan_lock(struct run *run)
 	uint64_t available, pinned;
 
 	run->to_read = missing_bytes(run, &pinned);
+	if (run->opts->lock_max && pinned > run->opts->lock_max)
+		pinned = run->opts->lock_max;
 	if (!system_meminfo("MemAvailable", &available) || pinned <= available)
 		return STATUS_OK;
 	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE];
@@ -422,7 +427,7 @@ static bool run_init(struct run *run, const struct options *opts)
 	}
 	rate_limit_init(&run->limit, opts->rate);
 	inspector_init(&run->ins, &run->setup, &run->limit);
-	lock_set_init(&run->locks, run->setup.page_size);
+	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
 	if (opts->action == ACTION_LOCK)
 		run->req.locks = &run->locks;
 	return true;

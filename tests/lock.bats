@@ -258,6 +258,28 @@ for i in range(int(sys.argv[1])):
 	[[ $stderr == *"nothing locked, nothing to hold"* ]] || fail "$stderr"
 }
 
+@test "--lock-max locks in walk order until SIZE, says what it left out, exit 0" {
+	mkdir tree
+	local f
+	for f in a b c d; do pcarrange write tree/$f $((16 * PAGE)); pcarrange drop tree/$f; done
+	# room for two files and a half, with -j 4 asked
+	start_lock "$PAGESTAT" --lock -a -j 4 --lock-max=$((40 * PAGE)) -J tree
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((32 * PAGE))
+	output=$(cat out)
+	assert_equal "$(jq -r '.total.locked, .total.read, .errors' <<<"$output" | paste -sd' ')" "32 32 0"
+	# the first two the walk met are locked, the last two not even read
+	local order locked
+	order=$("$PAGESTAT" -a -J tree | jq -r '.rows[] | select(.type == "file") | .path' | paste -sd' ')
+	locked=$(jq -r '.rows[] | select(.type == "file" and .locked > 0) | .path' <<<"$output" | paste -sd' ')
+	assert_equal "$locked" "$(cut -d' ' -f1-2 <<<"$order")"
+	for f in $(cut -d' ' -f3-4 <<<"$order"); do
+		assert_equal "$f: $(pcarrange stat "$f" | cut -d' ' -f1)" "$f: 0"
+	done
+	grep -q "^pagestat: --lock-max=$((40 * PAGE)): 2 files ($((32 * PAGE / 1024))K) left out" err || fail "$(cat err)"
+	stop_lock
+	assert_equal "$status" 0
+}
+
 # ---- bad input -----------------------------------------------------------
 
 @test "--lock with --evict, --warm, --warm-from or --system, or with no FILE: exit 2, named, nothing locked" {
@@ -273,6 +295,14 @@ for i in range(int(sys.argv[1])):
 	[[ $stderr == "pagestat: --lock needs a FILE"* ]] || fail "$stderr"
 	run -2 --separate-stderr "$PAGESTAT" -o locked f
 	[[ $stderr == "pagestat: column 'locked' in --output needs --lock"* ]] || fail "$stderr"
+	run -2 --separate-stderr "$PAGESTAT" --lock-max=1M f
+	[[ $stderr == "pagestat: --lock-max needs --lock"* ]] || fail "$stderr"
+	for bad in 0 -1 12Q ''; do
+		run -2 --separate-stderr "$PAGESTAT" --lock --lock-max="$bad" f
+		[[ $stderr == "pagestat: invalid value for --lock-max: '$bad' (expected a size above 0"* ]] ||
+			fail "--lock-max=$bad: $stderr"
+		assert_output ""
+	done
 	# nothing of f was read
 	assert_equal "$(pcarrange stat f | cut -d' ' -f1)" 0
 }
