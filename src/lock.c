@@ -12,13 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fail.h"
 #include "format.h"
 #include "msg.h"
 #include "progress.h"
+#include "status.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -303,6 +306,73 @@ void lock_say_left_out(const struct lock_set *set, const char *max_arg)
 	msg("--lock-max=%s: %" PRIu64 " file%s (%s) left out, the last in walk order (their rows "
 	    "show 0 locked); %s is locked\n",
 	    max_arg, set->left_files, set->left_files > 1 ? "s" : "", bytes, have);
+}
+
+int lock_daemon_start(int *ready)
+{
+	int pipefd[2];
+
+	(void)fflush(stdout);
+	(void)fflush(stderr);
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		msg("--daemon: cannot make a pipe: %s\n", strerror(errno));
+		return STATUS_FATAL;
+	}
+	pid_t child = fork();
+	if (child < 0) {
+		msg("--daemon: cannot fork: %s\n", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return STATUS_FATAL;
+	}
+	if (child == 0) {
+		close(pipefd[0]);
+		(void)setsid();
+		*ready = pipefd[1];
+		return -1;
+	}
+	close(pipefd[1]);
+	unsigned char status;
+	ssize_t n;
+	while ((n = read(pipefd[0], &status, 1)) < 0 && errno == EINTR)
+		;
+	close(pipefd[0]);
+	if (n == 1)
+		return status; /* the daemon holds */
+	/* it ended before it held: its status */
+	int ws;
+	while (waitpid(child, &ws, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : STATUS_FATAL;
+}
+
+bool lock_daemon_ready(int ready, const char *pidfile, int status)
+{
+	bool ok = true;
+
+	if (pidfile && user_write_pidfile(pidfile, getpid()) != 0) {
+		msg("cannot write --pidfile ");
+		msg_name_str(pidfile);
+		msg_more(": %s\n", strerror(errno));
+		status = STATUS_FATAL;
+		ok = false;
+	}
+	unsigned char byte = (unsigned char)status;
+	(void)fflush(stdout);
+	(void)fflush(stderr);
+	if (write(ready, &byte, 1) != 1)
+		ok = ok && errno == EPIPE;
+	close(ready);
+	if (!ok)
+		return false;
+	int null = user_open_devnull();
+	if (null >= 0) {
+		for (int fd = 0; fd <= 2; fd++)
+			(void)dup2(null, fd);
+		if (null > 2)
+			close(null);
+	}
+	return true;
 }
 
 void lock_say_holding(const struct lock_set *set)

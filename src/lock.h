@@ -65,6 +65,18 @@ bool lock_say_refused(const struct lock_set *set);
 /* What --lock-max (as given: max_arg) left out, on stderr, if anything. */
 void lock_say_left_out(const struct lock_set *set, const char *max_arg);
 
+/* --daemon: the run goes on in a child, in a session of its own; the
+ * parent waits until the child holds its locks (or has ended) and gets
+ * the status to exit with (>= 0); the child gets -1 and *ready, the
+ * descriptor to tell the parent on. */
+int lock_daemon_start(int *ready);
+
+/* In the daemon, once everything is locked and told: the pid file
+ * written (--pidfile, or NULL), the parent told status, the standard
+ * descriptors moved to /dev/null.  False when the pid file could not be
+ * written (told; the parent is told STATUS_FATAL). */
+bool lock_daemon_ready(int ready, const char *pidfile, int status);
+
 /* The line that says the run now holds: files, bytes, pid. */
 void lock_say_holding(const struct lock_set *set);
 

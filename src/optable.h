@@ -35,6 +35,8 @@ enum {
 	OPT_SYSTEM,
 	OPT_LOCK,
 	OPT_LOCK_MAX,
+	OPT_DAEMON,
+	OPT_PIDFILE,
 };
 
 /* The groups of --help, in its order. */

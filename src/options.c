@@ -557,6 +557,17 @@ const struct opt_spec option_table[] = {
 	  "is locked, and name what was left out",
 	  "with --lock: lock at most SIZE bytes, in walk order",
 	  OK_CUSTOM, .parse = parse_lock_max, .hint = "size (64M, 1GiB, 10GB)" },
+	{ OPT_DAEMON, "daemon", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "with --lock: detach once everything is locked\n"
+	  "(every error is told first)",
+	  "with --lock: detach once everything is locked",
+	  OK_SET, STORE_BOOL, .offset = IN(daemon), .value = 1 },
+	{ OPT_PIDFILE, "pidfile", ARG_REQUIRED, "FILE", GROUP_ACTIONS,
+	  "with --daemon: write the daemon's pid to FILE\n"
+	  "(removed when it ends)",
+	  "with --daemon: write the daemon's pid to FILE",
+	  OK_TEXT, STORE_TEXT, .offset = IN(pidfile), .complete = COMPLETE_FILE,
+	  .hint = "pid file" },
 	/* --help, --version */
 	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
 	  "show this help and exit",
@@ -587,6 +598,12 @@ const struct opt_rule option_rules[] = {
 	  "reads what is missing itself" },
 	{ RULE_NEEDS, OPT_LOCK_MAX, { OPT_LOCK },
 	  "--lock-max needs --lock" },
+	{ RULE_NEEDS, OPT_DAEMON, { OPT_LOCK },
+	  "--daemon needs --lock" },
+	{ RULE_NEEDS, OPT_PIDFILE, { OPT_DAEMON },
+	  "--pidfile needs --daemon" },
+	{ RULE_EXCLUDES, 'i', { OPT_DAEMON },
+	  "-i/--interval cannot be combined with --daemon: a daemon has no output to sample to" },
 	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
 	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
 	  "done once" },

@@ -53,6 +53,8 @@ struct options {
 	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
 	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
 	const char *lock_max_arg;   /* --lock-max as given, for messages */
+	bool daemon;                /* --daemon: detach once locked */
+	const char *pidfile;        /* --pidfile FILE, or NULL */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

@@ -5,6 +5,7 @@
 
 #include "run.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 #include "snapshot.h"
 #include "system.h"
 #include "status.h"
+#include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 
@@ -453,6 +455,15 @@ int run_inspection(const struct options *opts)
 		msg("cachestat(2) is unavailable (%s): using mincore(2), which knows cached "
 		    "pages only\n", strerror(run.setup.fallback_errno));
 
+	/* --daemon: the parent waits here until the daemon holds */
+	int ready = -1;
+	if (opts->daemon) {
+		int told = lock_daemon_start(&ready);
+		if (told >= 0) {
+			run_free(&run);
+			return told;
+		}
+	}
 	int status = plan_warm(&run);
 	if (status == STATUS_OK) {
 		bool lock = opts->action == ACTION_LOCK;
@@ -460,8 +471,16 @@ int run_inspection(const struct options *opts)
 			signals_catch(opts->interval > 0 || lock);
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
-		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run))
-			hold_locks();
+		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
+			if (!opts->daemon)
+				hold_locks();
+			else if (lock_daemon_ready(ready, opts->pidfile, status))
+				hold_locks();
+			else
+				status = STATUS_FATAL;
+			if (opts->daemon && opts->pidfile && status != STATUS_FATAL)
+				(void)user_unlinkat(AT_FDCWD, opts->pidfile, 0);
+		}
 		say_nothing_to_judge(opts, status, &outcome);
 	}
 	run_free(&run);

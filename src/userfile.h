@@ -31,6 +31,13 @@ int user_fchmod(int fd, mode_t mode);
 int user_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 int user_unlinkat(int dirfd, const char *path, int flags);
 
+/* --pidfile: path created or replaced, never through a symbolic link
+ * (O_NOFOLLOW), mode 0644, holding "PID\n". */
+int user_write_pidfile(const char *path, pid_t pid);
+
+/* /dev/null for reading and writing: a daemon's standard descriptors. */
+int user_open_devnull(void);
+
 /* A list to read (--files0-from, --exclude-from): "-" is standard input. */
 FILE *user_fopen_read(const char *path);
 

@@ -280,6 +280,61 @@ for i in range(int(sys.argv[1])):
 	assert_equal "$status" 0
 }
 
+# ---- --daemon and --pidfile ----------------------------------------------
+
+# Wait until PID has ended (at most 10 s).
+wait_gone() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	fail "pid $1 did not end"
+}
+
+@test "--daemon --pidfile: the parent exits 0 once everything is locked; the pid file names the daemon, which holds; SIGTERM unlocks, ends it and removes the pid file" {
+	pcarrange write f $((64 * PAGE))
+	pcarrange drop f
+	run -0 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile="$PWD/pid" -J f 3>&-
+	local pid
+	pid=$(cat pid)
+	LOCKER=$pid
+	[[ $stderr == "pagestat: --lock: 1 file, $((64 * PAGE)) bytes"*"locked by pid $pid: holding"* ]] || fail "$stderr"
+	assert_equal "$(jq -r '.rows[0].locked' <<<"$output")" 64
+	assert_equal "$(vmlck_bytes "$pid")" $((64 * PAGE))
+	# detached: a session of its own, not the test's child
+	assert_equal "$(ps -o sid= -p "$pid" | tr -d ' ')" "$pid"
+	kill -TERM "$pid"
+	wait_gone "$pid"
+	LOCKER=
+	assert_file_not_exists pid
+}
+
+@test "--daemon: an error is told before it detaches: a pid file that cannot be written is exit 3, nothing left running or locked" {
+	pcarrange write f $((4 * PAGE))
+	run -3 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile=no/such/dir/pid f 3>&-
+	[[ $stderr == *"pagestat: cannot write --pidfile 'no/such/dir/pid': No such file or directory"* ]] || fail "$stderr"
+	! pgrep -f -- "--pidfile=no/such/dir/pid" || fail "a daemon is left running"
+	# and a pid file is never written through a symbolic link
+	ln -s target link
+	run -3 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile=link f 3>&-
+	assert_file_not_exists target
+}
+
+@test "a setcap copy run by nobody does not write --pidfile where nobody may not (a root directory): exit 3, no file" {
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	mkdir -m 755 rootdir
+	pcarrange write mine $((4 * PAGE))
+	chown $NOBODY:$NOBODY mine
+	run -3 --separate-stderr as_nobody ./pagestat-cap --lock --daemon --pidfile=rootdir/pid mine 3>&-
+	[[ $stderr == *"pagestat: cannot write --pidfile 'rootdir/pid': Permission denied"* ]] || fail "$stderr"
+	assert_file_not_exists rootdir/pid
+}
+
 # ---- bad input -----------------------------------------------------------
 
 @test "--lock with --evict, --warm, --warm-from or --system, or with no FILE: exit 2, named, nothing locked" {
@@ -297,6 +352,13 @@ for i in range(int(sys.argv[1])):
 	[[ $stderr == "pagestat: column 'locked' in --output needs --lock"* ]] || fail "$stderr"
 	run -2 --separate-stderr "$PAGESTAT" --lock-max=1M f
 	[[ $stderr == "pagestat: --lock-max needs --lock"* ]] || fail "$stderr"
+	run -2 --separate-stderr "$PAGESTAT" --daemon f
+	[[ $stderr == "pagestat: --daemon needs --lock"* ]] || fail "$stderr"
+	run -2 --separate-stderr "$PAGESTAT" --lock --pidfile=pid f
+	[[ $stderr == "pagestat: --pidfile needs --daemon"* ]] || fail "$stderr"
+	assert_file_not_exists pid
+	run -2 --separate-stderr "$PAGESTAT" --lock --daemon -i 1 f
+	[[ $stderr == "pagestat: -i/--interval cannot be combined with --daemon"* ]] || fail "$stderr"
 	for bad in 0 -1 12Q ''; do
 		run -2 --separate-stderr "$PAGESTAT" --lock --lock-max="$bad" f
 		[[ $stderr == "pagestat: invalid value for --lock-max: '$bad' (expected a size above 0"* ]] ||
