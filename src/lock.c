@@ -6,6 +6,7 @@
 
 #include "lock.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,6 +17,10 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 
 #include "fail.h"
 #include "format.h"
@@ -375,11 +380,46 @@ bool lock_daemon_ready(int ready, const char *pidfile, int status)
 	return true;
 }
 
-void lock_say_holding(const struct lock_set *set)
+#ifdef HAVE_LIBSYSTEMD
+#define LIBSYSTEMD_SONAME "libsystemd.so.0"
+
+void lock_notify(const char *state)
 {
-	char bytes[FMT_BUFSIZE];
+	static int (*notify)(int unset_environment, const char *state);
+	static bool loaded;
+
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	if (!loaded) {
+		loaded = true;
+		void *handle = dlopen(LIBSYSTEMD_SONAME, RTLD_NOW | RTLD_LOCAL);
+		if (handle)
+			notify = (__typeof__(&sd_notify))dlsym(handle, "sd_notify");
+		if (!notify) {
+			const char *why = dlerror();
+			msg("cannot tell systemd (NOTIFY_SOCKET): %s\n", why ? why : LIBSYSTEMD_SONAME);
+		}
+	}
+	if (notify && notify(0, state) < 0)
+		msg("cannot tell systemd (NOTIFY_SOCKET) %s\n", state);
+}
+#else
+void lock_notify(const char *state)
+{
+	(void)state;
+}
+#endif
+
+void lock_say_holding(const struct lock_set *set, bool quiet)
+{
+	char bytes[FMT_BUFSIZE], state[128];
 
 	fmt_human(bytes, set->locked_bytes);
+	snprintf(state, sizeof state, "READY=1\nSTATUS=%zu file%s, %s locked: holding", set->nfiles,
+		 set->nfiles == 1 ? "" : "s", bytes);
+	lock_notify(state);
+	if (quiet)
+		return;
 	msg("--lock: %zu file%s, %" PRIu64 " bytes (%s) locked by pid %ld: holding until SIGINT "
 	    "or SIGTERM\n",
 	    set->nfiles, set->nfiles == 1 ? "" : "s", set->locked_bytes, bytes, (long)getpid());

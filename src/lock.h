@@ -77,7 +77,12 @@ int lock_daemon_start(int *ready);
  * written (told; the parent is told STATUS_FATAL). */
 bool lock_daemon_ready(int ready, const char *pidfile, int status);
 
-/* The line that says the run now holds: files, bytes, pid. */
-void lock_say_holding(const struct lock_set *set);
+/* Under systemd (NOTIFY_SOCKET set, built with libsystemd): tell it
+ * state ("READY=1\nSTATUS=..."), with sd_notify.  Nothing otherwise. */
+void lock_notify(const char *state);
+
+/* The line that says the run now holds: files, bytes, pid (unless
+ * quiet); and to systemd, READY=1 and the same as STATUS=. */
+void lock_say_holding(const struct lock_set *set, bool quiet);
 
 #endif

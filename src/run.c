@@ -252,8 +252,7 @@ static bool say_locked(struct run *run)
 	}
 	/* the rows reach their reader before the hold */
 	(void)fflush(stdout);
-	if (!opts->quiet)
-		lock_say_holding(&run->locks);
+	lock_say_holding(&run->locks, opts->quiet);
 	return true;
 }
 
@@ -472,12 +471,12 @@ int run_inspection(const struct options *opts)
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
 		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
-			if (!opts->daemon)
+			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, status)) {
 				hold_locks();
-			else if (lock_daemon_ready(ready, opts->pidfile, status))
-				hold_locks();
-			else
+				lock_notify("STOPPING=1\nSTATUS=unlocking");
+			} else {
 				status = STATUS_FATAL;
+			}
 			if (opts->daemon && opts->pidfile && status != STATUS_FATAL)
 				(void)user_unlinkat(AT_FDCWD, opts->pidfile, 0);
 		}

@@ -335,6 +335,57 @@ wait_gone() {
 	assert_file_not_exists rootdir/pid
 }
 
+# ---- systemd ---------------------------------------------------------------
+
+@test "under systemd (NOTIFY_SOCKET): READY=1 and a STATUS= once locked, STOPPING=1 on SIGTERM" {
+	grep -q libsystemd.so.0 "$PAGESTAT" || skip "pagestat was built without libsystemd (libsystemd-dev)"
+	pcarrange write f $((8 * PAGE))
+	# a datagram socket as systemd's, its messages one a line into notes
+	"$PYTHON3" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(30)
+with open(sys.argv[2], "w") as out:
+    while True:
+        m = s.recv(4096).decode()
+        out.write(m.replace("\n", "|") + "\n")
+        out.flush()
+        if "STOPPING=1" in m:
+            break
+' "$PWD/notify" notes 3>&- &
+	TRACEE=$!
+	for ((i = 0; i < 100; i++)); do [[ -S notify ]] && break; sleep 0.05; done
+	start_lock env NOTIFY_SOCKET="$PWD/notify" "$PAGESTAT" --lock f
+	wait_for_line notes "^READY=1\\|STATUS=1 file, $((8 * PAGE / 1024))K locked: holding$" "$TRACEE"
+	stop_lock
+	assert_equal "$status" 0
+	wait "$TRACEE"
+	TRACEE=
+	assert_equal "$(tail -1 notes)" "STOPPING=1|STATUS=unlocking"
+}
+
+@test "pagestat-lock@.service: systemd-analyze verify finds nothing; Type=notify, LimitMEMLOCK=infinity, CAP_IPC_LOCK, the instance's file in lock.d" {
+	[[ -f ${LOCK_SERVICE-} ]] || skip "configured --without-systemdsystemunitdir"
+	command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed (apt-get install systemd)"
+	mkdir units man
+	ln -s "$(cd "$BATS_TEST_DIRNAME/../doc" && pwd)" man/man1
+	# an instance of the template, its command this build's
+	sed "s|^ExecStart=[^ ]*|ExecStart=$PAGESTAT|" "$LOCK_SERVICE" >units/pagestat-lock@db.service
+	run -0 env MANPATH="$PWD/man" systemd-analyze verify units/pagestat-lock@db.service
+	assert_output ""
+	local key
+	for key in "Type=notify" "LimitMEMLOCK=infinity" "AmbientCapabilities=CAP_IPC_LOCK" \
+		"ExecStart=$PAGESTAT --lock \$OPTIONS -- \$PATHS"; do
+		grep -qxF -- "$key" units/pagestat-lock@db.service || fail "no line $key"
+	done
+	grep -qE '^EnvironmentFile=/.*/pagestat/lock\.d/%i$' units/pagestat-lock@db.service || fail "no lock.d/%i"
+	# and it does fail on a misspelt setting
+	echo 'LimitMEMLOK=infinity' >>units/pagestat-lock@db.service
+	run env MANPATH="$PWD/man" systemd-analyze verify units/pagestat-lock@db.service
+	assert_output --partial "Unknown key"
+}
+
 # ---- bad input -----------------------------------------------------------
 
 @test "--lock with --evict, --warm, --warm-from or --system, or with no FILE: exit 2, named, nothing locked" {
