@@ -12,8 +12,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
 #include <string.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,7 +45,7 @@
 
 void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max)
 {
-	*set = (struct lock_set){ .page_size = page_size, .max = max };
+	*set = (struct lock_set){ .page_size = page_size, .max = max, .inotify = -1 };
 	pthread_mutex_init(&set->mutex, NULL);
 }
 
@@ -50,10 +53,15 @@ void lock_set_free(struct lock_set *set)
 {
 	/* munmap unlocks too; munlock first says so where it is read */
 	for (size_t i = 0; i < set->nfiles; i++) {
-		(void)munlock(set->files[i].addr, set->files[i].length);
-		(void)munmap(set->files[i].addr, set->files[i].length);
+		if (set->files[i].addr) {
+			(void)munlock(set->files[i].addr, set->files[i].length);
+			(void)munmap(set->files[i].addr, set->files[i].length);
+		}
+		free(set->files[i].path);
 	}
 	free(set->files);
+	if (set->inotify >= 0)
+		close(set->inotify);
 	devino_free(&set->index);
 	pthread_mutex_destroy(&set->mutex);
 	*set = (struct lock_set){ 0 };
@@ -146,39 +154,101 @@ static int populate(char *addr, uint64_t from, uint64_t to, const struct reading
 	return 0;
 }
 
-/* Record a locked mapping; false when (dev, ino) was there already. */
+/* The index of (dev, ino) in the set, or SIZE_MAX; under the mutex. */
+static size_t find(struct lock_set *set, const struct stat *st)
+{
+	if (!st->st_ino || !devino_has(&set->index, st->st_dev, st->st_ino))
+		return SIZE_MAX;
+	return devino_put(&set->index, st->st_dev, st->st_ino, 0);
+}
+
+/* Under the mutex: f's mapping released (it is locked no more). */
+static void release(struct lock_set *set, struct locked_file *f)
+{
+	(void)munlock(f->addr, f->length);
+	(void)munmap(f->addr, f->length);
+	set->locked_bytes -= f->length;
+	set->nlive--;
+	f->addr = NULL;
+	f->length = 0;
+}
+
+/* Is (dev, ino) locked already with this range (length bytes): its pages
+ * in *pages.  When followed, a file met with another range (grown,
+ * shrunk) is released, to be locked again. */
+static bool still_locked(struct lock_set *set, const struct stat *st, size_t length,
+			 uint64_t *pages)
+{
+	bool same = false;
+
+	pthread_mutex_lock(&set->mutex);
+	size_t at = find(set, st);
+	if (at != SIZE_MAX) {
+		struct locked_file *f = &set->files[at];
+		/* a file unlocked before (deleted) met again is new: record's */
+		if (f->addr && (f->length == length || !set->following)) {
+			*pages = f->length / set->page_size;
+			same = true;
+			f->seen = set->pass;
+		} else if (f->addr) {
+			release(set, f); /* grown or shrunk: locked again */
+			f->seen = set->pass;
+		}
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return same;
+}
+
+/* Record a locked mapping; false when another thread locked the file
+ * meanwhile.  path (when followed, or NULL) is the set's from here. */
 static bool record(struct lock_set *set, const struct stat *st, void *addr, size_t length,
-		   uint64_t *pages)
+		   char *path)
 {
 	bool added = false;
 
 	pthread_mutex_lock(&set->mutex);
-	size_t at = devino_put(&set->index, st->st_dev, st->st_ino, set->nfiles);
-	if (at == DEVINO_NEW || st->st_ino == 0) {
-		XGROW(set->files, set->cap, set->nfiles + 1);
-		set->files[set->nfiles++] = (struct locked_file){ addr, length };
+	size_t at = find(set, st);
+	if (at == SIZE_MAX || !set->files[at].addr) {
+		if (at == SIZE_MAX) {
+			XGROW(set->files, set->cap, set->nfiles + 1);
+			at = set->nfiles++;
+			set->files[at] = (struct locked_file){ .fresh = set->following };
+			if (st->st_ino)
+				(void)devino_put(&set->index, st->st_dev, st->st_ino, at);
+		} else if (set->files[at].seen != set->pass) {
+			/* a new file where an unlocked one's inode was */
+			set->files[at].fresh = set->following;
+			set->files[at].was = 0;
+		}
+		struct locked_file *f = &set->files[at];
+		f->addr = addr;
+		f->length = length;
+		f->seen = set->pass;
+		if (path) {
+			free(f->path);
+			f->path = path;
+			path = NULL;
+		}
 		set->locked_bytes += length;
+		set->nlive++;
 		added = true;
-	} else {
-		*pages = set->files[at].length / set->page_size;
 	}
 	pthread_mutex_unlock(&set->mutex);
+	free(path);
 	return added;
 }
 
-/* Is (dev, ino) locked already: its pages in *pages. */
-static bool known(struct lock_set *set, const struct stat *st, uint64_t *pages)
+/* The name of the open file fd, absolute (its /proc link), or NULL. */
+static char *name_of(int fd)
 {
-	bool has = false;
+	char link[64], name[PATH_MAX];
 
-	pthread_mutex_lock(&set->mutex);
-	if (st->st_ino && devino_has(&set->index, st->st_dev, st->st_ino)) {
-		size_t at = devino_put(&set->index, st->st_dev, st->st_ino, 0);
-		*pages = set->files[at].length / set->page_size;
-		has = true;
-	}
-	pthread_mutex_unlock(&set->mutex);
-	return has;
+	snprintf(link, sizeof link, "/proc/thread-self/fd/%d", fd);
+	ssize_t n = readlink(link, name, sizeof name - 1);
+	if (n <= 0 || name[0] != '/')
+		return NULL;
+	name[n] = '\0';
+	return xstrdup(name);
 }
 
 /* --lock-max: from the first file that does not fit, every one is left
@@ -204,17 +274,17 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	uint64_t page = set->page_size, size = (uint64_t)st->st_size, end = size;
 
 	*pages = *read = 0;
-	if (known(set, st, pages))
-		return 0;
 	uint64_t start = range->offset / page * page;
 	if (range->length && range->offset + range->length > range->offset &&
 	    range->offset + range->length < end)
 		end = range->offset + range->length;
-	if (start >= end || start > (uint64_t)INT64_MAX)
+	if (start >= end || start > (uint64_t)INT64_MAX) {
+		(void)still_locked(set, st, 0, pages); /* followed: shrunk to nothing */
 		return 0; /* nothing of the file in the range */
+	}
 	end = (end + page - 1) / page * page;
 	size_t length = (size_t)(end - start);
-	if (left_out(set, length))
+	if (still_locked(set, st, length, pages) || left_out(set, length))
 		return 0;
 
 	char *addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
@@ -261,9 +331,127 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		return err;
 	}
 	*pages = length / page;
-	if (!record(set, st, addr, length, pages))
+	if (!record(set, st, addr, length, set->follow ? name_of(fd) : NULL))
 		munmap(addr, length); /* another thread locked it meanwhile */
 	return 0;
+}
+
+/* The events a directory is watched for: a file in it written, truncated,
+ * created, deleted, renamed in or out. */
+#define WATCHED (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
+		 IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+
+/* Watch the directory of path (a file's), or path itself (a directory). */
+static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (is_dir || !slash) {
+		snprintf(dir, sizeof dir, "%s", is_dir ? path : ".");
+	} else {
+		size_t len = slash == path ? 1 : (size_t)(slash - path);
+		if (len >= sizeof dir)
+			return;
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	/* the same directory twice is one watch: the kernel's */
+	(void)inotify_add_watch(set->inotify, dir, WATCHED | IN_ONLYDIR);
+}
+
+int lock_follow_start(struct lock_set *set, char *const *operands)
+{
+	set->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (set->inotify < 0) {
+		msg("--lock: cannot follow the files (inotify): %s; they stay locked as they are\n",
+		    strerror(errno));
+		return -1;
+	}
+	set->following = true;
+	for (size_t i = 0; i < set->nfiles; i++)
+		if (set->files[i].addr && set->files[i].path)
+			watch_dir_of(set, set->files[i].path, false);
+	for (size_t i = 0; operands && operands[i]; i++) {
+		struct stat st;
+		if (user_fstatat(AT_FDCWD, operands[i], &st, 0) == 0)
+			watch_dir_of(set, operands[i], S_ISDIR(st.st_mode));
+	}
+	return set->inotify;
+}
+
+/* Read every event waiting: which file changed does not matter, the pass
+ * walks them all. */
+static void drain(int fd)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+}
+
+void lock_follow_begin(struct lock_set *set)
+{
+	/* the events of one change come together: a rename, a write */
+	struct timespec settle = { 0, 50 * 1000000L };
+	nanosleep(&settle, NULL);
+	drain(set->inotify);
+	set->pass++;
+	for (size_t i = 0; i < set->nfiles; i++) {
+		set->files[i].was = set->files[i].length;
+		set->files[i].fresh = false;
+	}
+}
+
+/* A fresh file found where a removed one was (the same name): replaced. */
+static struct locked_file *fresh_named(struct lock_set *set, const char *path)
+{
+	for (size_t i = 0; path && i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		if (f->fresh && f->addr && f->path && strcmp(f->path, path) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+void lock_follow_end(struct lock_set *set)
+{
+	char bytes[FMT_BUFSIZE];
+
+	for (size_t i = 0; i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		if (f->seen == set->pass || !f->addr)
+			continue;
+		/* not met: deleted, renamed away or replaced */
+		size_t length = f->length;
+		release(set, f);
+		struct locked_file *now = fresh_named(set, f->path);
+		if (now) {
+			now->fresh = false;
+			now->was = now->length; /* told here, not as grown */
+			fmt_human(bytes, now->length);
+			msg("--lock: %s: replaced; the new file locked (%s)\n", now->path, bytes);
+			continue;
+		}
+		fmt_human(bytes, length);
+		msg("--lock: %s: deleted or renamed away; unlocked (%s given back)\n",
+		    f->path ? f->path : "a file", bytes);
+	}
+	for (size_t i = 0; i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		if (f->seen != set->pass || !f->path)
+			continue;
+		if (f->fresh && f->addr) {
+			fmt_human(bytes, f->length);
+			msg("--lock: %s: new; locked (%s)\n", f->path, bytes);
+			watch_dir_of(set, f->path, false);
+		} else if (!f->fresh && f->length != f->was) {
+			fmt_human(bytes, f->length);
+			msg("--lock: %s: %s to %s; %s\n", f->path, f->length > f->was ? "grew" : "shrank",
+			    bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
+		}
+		f->fresh = false;
+	}
 }
 
 bool lock_say_refused(const struct lock_set *set)
@@ -415,12 +603,12 @@ void lock_say_holding(const struct lock_set *set, bool quiet)
 	char bytes[FMT_BUFSIZE], state[128];
 
 	fmt_human(bytes, set->locked_bytes);
-	snprintf(state, sizeof state, "READY=1\nSTATUS=%zu file%s, %s locked: holding", set->nfiles,
-		 set->nfiles == 1 ? "" : "s", bytes);
+	snprintf(state, sizeof state, "READY=1\nSTATUS=%zu file%s, %s locked: holding", set->nlive,
+		 set->nlive == 1 ? "" : "s", bytes);
 	lock_notify(state);
 	if (quiet)
 		return;
 	msg("--lock: %zu file%s, %" PRIu64 " bytes (%s) locked by pid %ld: holding until SIGINT "
 	    "or SIGTERM\n",
-	    set->nfiles, set->nfiles == 1 ? "" : "s", set->locked_bytes, bytes, (long)getpid());
+	    set->nlive, set->nlive == 1 ? "" : "s", set->locked_bytes, bytes, (long)getpid());
 }

@@ -13,10 +13,15 @@
 #include "devino.h"
 #include "probe.h"
 
-/* One file's locked range: its mapping (the descriptor is closed). */
+/* One file's locked range: its mapping (the descriptor is closed), or
+ * none (addr NULL) once it is unlocked, when followed. */
 struct locked_file {
 	void *addr;
-	size_t length; /* bytes, whole pages */
+	size_t length;  /* bytes, whole pages */
+	char *path;     /* when followed: where it was found (absolute) */
+	uint64_t seen;  /* the pass that last met it */
+	size_t was;     /* when followed: the length before this pass */
+	bool fresh;     /* when followed: locked by this pass */
 };
 
 /* The run's locked files, shared by the threads of -j (the mutex); what
@@ -26,6 +31,8 @@ struct lock_set {
 	uint64_t page_size;
 	struct locked_file *files;
 	size_t nfiles, cap;
+	size_t nlive; /* of them, locked now */
+	bool follow;  /* to follow once held (not --no-follow): names kept */
 	struct devino_map index; /* (device, inode) -> index in files */
 	uint64_t locked_bytes;
 	/* --lock-max (0: none), and what it left out: every file from the
@@ -36,6 +43,10 @@ struct lock_set {
 	uint64_t memlock_files, memlock_bytes;
 	/* refused for vm.max_map_count: files, and the figures when first met */
 	uint64_t mapcount_files, map_count, max_map_count;
+	/* following the files: the pass (each walk again), inotify's fd */
+	bool following;
+	uint64_t pass;
+	int inotify;
 };
 
 void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max);
@@ -57,6 +68,20 @@ typedef void lock_pace_fn(void *ctx, uint64_t bytes);
 int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
 	      lock_pace_fn *pace, void *ctx, uint64_t *pages, uint64_t *read);
+
+/* Following (not --no-follow), once the first lock is held: inotify on
+ * each locked file's directory; the descriptor to wait on, or -1 (told). */
+int lock_follow_start(struct lock_set *set, char *const *operands);
+
+/* A change seen: the events read (after a moment for the rest of them to
+ * come), then a new pass begins: the caller walks again with the same
+ * request (lock_file), then calls lock_follow_end. */
+void lock_follow_begin(struct lock_set *set);
+
+/* After the pass: each file not met is unlocked, and each change is one
+ * line on stderr (new, grown, shrunk, replaced, deleted); new
+ * directories watched. */
+void lock_follow_end(struct lock_set *set);
 
 /* What stopped files from being locked, with the figures and remedies,
  * on stderr (nothing when all were).  True when something was told. */

@@ -37,6 +37,7 @@ enum {
 	OPT_LOCK_MAX,
 	OPT_DAEMON,
 	OPT_PIDFILE,
+	OPT_NO_FOLLOW,
 };
 
 /* The groups of --help, in its order. */

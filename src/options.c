@@ -557,6 +557,11 @@ const struct opt_spec option_table[] = {
 	  "is locked, and name what was left out",
 	  "with --lock: lock at most SIZE bytes, in walk order",
 	  OK_CUSTOM, .parse = parse_lock_max, .hint = "size (64M, 1GiB, 10GB)" },
+	{ OPT_NO_FOLLOW, "no-follow", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "with --lock: do not follow the files as they\n"
+	  "change (grow, shrink, are replaced, new, deleted)",
+	  "with --lock: do not follow the files as they change",
+	  OK_SET, STORE_BOOL, .offset = IN(no_follow), .value = 1 },
 	{ OPT_DAEMON, "daemon", ARG_NONE, NULL, GROUP_ACTIONS,
 	  "with --lock: detach once everything is locked\n"
 	  "(every error is told first)",
@@ -600,6 +605,8 @@ const struct opt_rule option_rules[] = {
 	  "--lock-max needs --lock" },
 	{ RULE_NEEDS, OPT_DAEMON, { OPT_LOCK },
 	  "--daemon needs --lock" },
+	{ RULE_NEEDS, OPT_NO_FOLLOW, { OPT_LOCK },
+	  "--no-follow needs --lock" },
 	{ RULE_NEEDS, OPT_PIDFILE, { OPT_DAEMON },
 	  "--pidfile needs --daemon" },
 	{ RULE_EXCLUDES, 'i', { OPT_DAEMON },

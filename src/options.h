@@ -54,6 +54,7 @@ struct options {
 	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
 	const char *lock_max_arg;   /* --lock-max as given, for messages */
 	bool daemon;                /* --daemon: detach once locked */
+	bool no_follow;             /* --no-follow: a lock does not follow the files */
 	const char *pidfile;        /* --pidfile FILE, or NULL */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -245,7 +246,7 @@ static bool say_locked(struct run *run)
 	lock_say_refused(&run->locks);
 	if (!opts->quiet)
 		lock_say_left_out(&run->locks, opts->lock_max_arg);
-	if (run->locks.nfiles == 0) {
+	if (run->locks.nlive == 0) {
 		if (!opts->quiet)
 			msg("--lock: nothing locked, nothing to hold\n");
 		return false;
@@ -254,21 +255,6 @@ static bool say_locked(struct run *run)
 	(void)fflush(stdout);
 	lock_say_holding(&run->locks, opts->quiet);
 	return true;
-}
-
-/* --lock without -i: hold until SIGINT or SIGTERM (signals.c: the first
- * ends the run, the locks released as it ends). */
-static void hold_locks(void)
-{
-	sigset_t stop, was;
-
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &stop, &was);
-	while (!signals_stop_requested())
-		sigsuspend(&was);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 
 /* -i: a failure in any sample makes the status 1; --expect-cached is
@@ -346,6 +332,52 @@ static uint64_t missing_bytes(struct run *run, uint64_t *range_bytes)
 	const struct pagecache_stat *t = &result.total.stat;
 	*range_bytes = t->pages * run->setup.page_size;
 	return (t->pages - t->cached) * run->setup.page_size;
+}
+
+/* Following: the operands walked again, saying nothing, each file
+ * locked as it is now (lock.c tells the changes). */
+static void relock(struct run *run)
+{
+	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
+	struct walk_config walk_cfg = walk_config_of(run, &run->req);
+	struct walk_result result = { 0 };
+	struct sink sink = { .ops = &null_ops, .cfg = { .out = stdout } };
+
+	walk_cfg.all = false;
+	walk_cfg.max_depth = -1;
+	walk_cfg.quiet = true;
+	lock_follow_begin(&run->locks);
+	if (run->opts->npids)
+		pid_run(&walk_cfg, run->opts->pids, run->opts->npids, &sink, &result);
+	else
+		walk_run(&walk_cfg, run->opts->operands, &sink, &result);
+	lock_follow_end(&run->locks);
+}
+
+/* --lock without -i: hold until SIGINT or SIGTERM (signals.c: the first
+ * ends the run, the locks released as it ends), following the files
+ * unless --no-follow. */
+static void hold_locks(struct run *run)
+{
+	sigset_t stop, was;
+	int changes = -1;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &was);
+	if (!run->opts->no_follow && !run->opts->npids)
+		changes = lock_follow_start(&run->locks, run->opts->operands);
+	while (!signals_stop_requested()) {
+		if (changes < 0) {
+			sigsuspend(&was);
+			continue;
+		}
+		struct pollfd pfd = { .fd = changes, .events = POLLIN };
+		if (ppoll(&pfd, 1, NULL, &was) > 0 && !signals_stop_requested())
+			relock(run);
+	}
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 
 /* Before --lock: what it pins (the ranges, cached or not), which must
@@ -429,6 +461,7 @@ static bool run_init(struct run *run, const struct options *opts)
 	rate_limit_init(&run->limit, opts->rate);
 	inspector_init(&run->ins, &run->setup, &run->limit);
 	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
+	run->locks.follow = opts->action == ACTION_LOCK && !opts->no_follow;
 	if (opts->action == ACTION_LOCK)
 		run->req.locks = &run->locks;
 	return true;
@@ -472,7 +505,7 @@ int run_inspection(const struct options *opts)
 					: inspect_to_output(&run, NULL, &outcome);
 		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
 			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, status)) {
-				hold_locks();
+				hold_locks(&run);
 				lock_notify("STOPPING=1\nSTATUS=unlocking");
 			} else {
 				status = STATUS_FATAL;

@@ -280,6 +280,68 @@ for i in range(int(sys.argv[1])):
 	assert_equal "$status" 0
 }
 
+# ---- following the files --------------------------------------------------
+
+# Wait for the Nth line of err matching PATTERN (counting from 1).
+wait_for_nth() {
+	local n=$1 pattern=$2 i
+	for ((i = 0; i < 1200; i++)); do
+		(($(grep -cE -- "$pattern" err) >= n)) && return 0
+		kill -0 "$LOCKER" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "no line $n '$pattern' on stderr; it said: $(cat err)"
+}
+
+@test "following: a file grown, truncated, renamed over, deleted and created again, a new file, a deleted one: one line each, VmLck follows" {
+	mkdir w
+	local d
+	d=$(cd w && pwd)
+	pcarrange write w/a $((16 * PAGE))
+	pcarrange write w/b $((16 * PAGE))
+	start_lock "$PAGESTAT" --lock w
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((32 * PAGE))
+	# grown: locked to its new end
+	head -c $((8 * PAGE)) /dev/zero >>w/a
+	wait_for_line err "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((40 * PAGE))
+	# truncated: unlocked past its end
+	truncate -s $((4 * PAGE)) w/a
+	wait_for_line err "^pagestat: --lock: $d/a: shrank to .*; unlocked past its end$" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((20 * PAGE))
+	# renamed over: the new one locked, the old one's memory given back
+	pcarrange write tmp $((32 * PAGE))
+	mv tmp w/b
+	wait_for_line err "^pagestat: --lock: $d/b: replaced; the new file locked" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((36 * PAGE))
+	# a new file in the walked directory
+	pcarrange write w/c $((8 * PAGE))
+	wait_for_line err "^pagestat: --lock: $d/c: new; locked" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((44 * PAGE))
+	# deleted
+	rm w/c
+	wait_for_line err "^pagestat: --lock: $d/c: deleted or renamed away; unlocked" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((36 * PAGE))
+	# deleted and created again, at once (a deploy tool's way)
+	rm w/a && pcarrange write w/a $((12 * PAGE))
+	wait_for_nth 1 "^pagestat: --lock: $d/a: (replaced; the new file locked|new; locked)"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((44 * PAGE))
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "--no-follow: no inotify watch is made; the default lock has one" {
+	pcarrange write f $((4 * PAGE))
+	start_lock "$PAGESTAT" --lock --no-follow f
+	assert_equal "$(find /proc/$LOCKER/fd -lname 'anon_inode:inotify' | wc -l)" 0
+	stop_lock
+	start_lock "$PAGESTAT" --lock f
+	assert_equal "$(find /proc/$LOCKER/fd -lname 'anon_inode:inotify' | wc -l)" 1
+	stop_lock
+	run -2 --separate-stderr "$PAGESTAT" --no-follow f
+	[[ $stderr == "pagestat: --no-follow needs --lock"* ]] || fail "$stderr"
+}
+
 # ---- --daemon and --pidfile ----------------------------------------------
 
 # Wait until PID has ended (at most 10 s).
