@@ -346,6 +346,7 @@ static void relock(struct run *run)
 	walk_cfg.all = false;
 	walk_cfg.max_depth = -1;
 	walk_cfg.quiet = true;
+	run->locks.following = true;
 	lock_follow_begin(&run->locks);
 	if (run->opts->npids)
 		pid_run(&walk_cfg, run->opts->pids, run->opts->npids, &sink, &result);
@@ -365,17 +366,23 @@ static void hold_locks(struct run *run)
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &was);
+	signals_hup_rewalks();
 	if (!run->opts->no_follow && !run->opts->npids)
 		changes = lock_follow_start(&run->locks, run->opts->operands);
 	while (!signals_stop_requested()) {
-		if (changes < 0) {
-			sigsuspend(&was);
-			continue;
-		}
 		struct pollfd pfd = { .fd = changes, .events = POLLIN };
-		if (ppoll(&pfd, 1, NULL, &was) > 0 && !signals_stop_requested())
+		int ready = changes < 0 ? sigsuspend(&was) : ppoll(&pfd, 1, NULL, &was);
+		if (signals_stop_requested())
+			break;
+		if (signals_take_hup()) {
+			if (!run->opts->quiet)
+				msg("--lock: SIGHUP: walking the files again\n");
 			relock(run);
+		} else if (ready > 0) {
+			relock(run);
+		}
 	}
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
@@ -461,7 +468,7 @@ static bool run_init(struct run *run, const struct options *opts)
 	rate_limit_init(&run->limit, opts->rate);
 	inspector_init(&run->ins, &run->setup, &run->limit);
 	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
-	run->locks.follow = opts->action == ACTION_LOCK && !opts->no_follow;
+	run->locks.follow = opts->action == ACTION_LOCK; /* names kept: SIGHUP's walk tells them */
 	if (opts->action == ACTION_LOCK)
 		run->req.locks = &run->locks;
 	return true;

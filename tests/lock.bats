@@ -342,6 +342,24 @@ wait_for_nth() {
 	[[ $stderr == "pagestat: --no-follow needs --lock"* ]] || fail "$stderr"
 }
 
+@test "SIGHUP walks the files again (also with --no-follow): a file grown since is locked to its end, a new one locked" {
+	mkdir w
+	local d
+	d=$(cd w && pwd)
+	pcarrange write w/a $((8 * PAGE))
+	start_lock "$PAGESTAT" --lock --no-follow w
+	head -c $((8 * PAGE)) /dev/zero >>w/a
+	pcarrange write w/b $((4 * PAGE))
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((8 * PAGE))
+	kill -HUP "$LOCKER"
+	wait_for_line err "^pagestat: --lock: $d/b: new; locked" "$LOCKER"
+	grep -q "^pagestat: --lock: SIGHUP: walking the files again$" err || fail "$(cat err)"
+	grep -q "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" err || fail "$(cat err)"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((20 * PAGE))
+	stop_lock
+	assert_equal "$status" 0
+}
+
 # ---- --daemon and --pidfile ----------------------------------------------
 
 # Wait until PID has ended (at most 10 s).
