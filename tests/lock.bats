@@ -21,9 +21,25 @@ teardown() {
 		wait "$pid" 2>/dev/null || true
 	done
 	leave_nobody_dir
+	run_teardowns
 }
 
 # ---- helpers -------------------------------------------------------------
+
+# Move the processes of the cgroup DIR to its parent, then remove it.
+rmdir_cgroup() {
+	local dir=$1 pid i
+	[[ -d $dir ]] || return 0
+	while read -r pid; do
+		echo "$pid" >"${dir%/*}/cgroup.procs" 2>/dev/null || true
+	done <"$dir/cgroup.procs"
+	for ((i = 0; i < 50; i++)); do
+		rmdir "$dir" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "teardown: cannot remove the cgroup $dir" >&2
+	return 1
+}
 
 # Start CMD... in the background, stdout to out, stderr to err; LOCKER is
 # its pid.  Then wait for the line that says it holds (or for its end).
@@ -193,6 +209,31 @@ for i in range(int(sys.argv[1])):
 	status=0
 	wait "$tracer" || status=$?
 	LOCKER= TRACEE=
+	assert_equal "$status" 0
+}
+
+@test "under memory pressure in a memory cgroup, the locked file stays cached while an unlocked control file of the same size is evicted" {
+	require_root "creating a memory cgroup needs root"
+	local mnt cg limit=$((96 * 1048576)) pages=$((32 * 1048576 / PAGE))
+	mnt=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+	[[ -n $mnt ]] || skip "no cgroup v1 memory hierarchy here (the v2 case is not written yet)"
+	cg=$mnt/pagestat-lock.$$.$BATS_TEST_NUMBER
+	mkdir "$cg" || skip "cannot create a cgroup under $mnt"
+	on_teardown rmdir_cgroup "$cg"
+	echo "$limit" >"$cg/memory.limit_in_bytes" || skip "cannot limit the cgroup's memory"
+	pcarrange write locked $((pages * PAGE))
+	pcarrange write control $((pages * PAGE))
+	pcarrange write filler $((6 * pages * PAGE))
+	pcarrange drop locked
+	pcarrange drop control
+	pcarrange drop filler
+	start_lock bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' lock "$cg" "$PAGESTAT" --lock locked
+	(echo "$BASHPID" >"$cg/cgroup.procs" && cat control >/dev/null && cat filler filler >/dev/null)
+	assert_equal "locked: $(pcarrange stat locked | cut -d' ' -f1)" "locked: $pages"
+	local control
+	control=$(pcarrange stat control | cut -d' ' -f1)
+	((control < pages)) || fail "the control file was not evicted ($control of $pages cached): no pressure"
+	stop_lock
 	assert_equal "$status" 0
 }
 
