@@ -30,6 +30,7 @@
 #include "msg.h"
 #include "progress.h"
 #include "status.h"
+#include "system.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -45,7 +46,8 @@
 
 void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max)
 {
-	*set = (struct lock_set){ .page_size = page_size, .max = max, .inotify = -1 };
+	*set = (struct lock_set){ .page_size = page_size, .max = max, .inotify = -1,
+				  .budget = UINT64_MAX };
 	pthread_mutex_init(&set->mutex, NULL);
 }
 
@@ -193,6 +195,8 @@ static bool still_locked(struct lock_set *set, const struct stat *st, size_t len
 		} else if (f->addr) {
 			release(set, f); /* grown or shrunk: locked again */
 			f->seen = set->pass;
+		} else if (f->yielded) {
+			f->seen = set->pass; /* there still, to be locked again */
 		}
 	}
 	pthread_mutex_unlock(&set->mutex);
@@ -215,6 +219,9 @@ static bool record(struct lock_set *set, const struct stat *st, void *addr, size
 			set->files[at] = (struct locked_file){ .fresh = set->following };
 			if (st->st_ino)
 				(void)devino_put(&set->index, st->st_dev, st->st_ino, at);
+		} else if (set->files[at].yielded) {
+			set->files[at].yielded = false;
+			set->files[at].again = true;
 		} else if (set->files[at].seen != set->pass) {
 			/* a new file where an unlocked one's inode was */
 			set->files[at].fresh = set->following;
@@ -252,12 +259,20 @@ static char *name_of(int fd)
 }
 
 /* --lock-max: from the first file that does not fit, every one is left
- * out (the walk's order: run.c walks with one thread). */
+ * out (the walk's order: run.c walks with one thread).  --reserve: a
+ * pass locks anew only what its budget allows. */
 static bool left_out(struct lock_set *set, uint64_t length)
 {
 	bool out;
 
 	pthread_mutex_lock(&set->mutex);
+	if (set->budget != UINT64_MAX) {
+		out = length > set->budget;
+		if (!out)
+			set->budget -= length;
+		pthread_mutex_unlock(&set->mutex);
+		return out;
+	}
 	out = set->max && (set->left_files || set->locked_bytes + length > set->max);
 	if (out) {
 		set->left_files++;
@@ -420,6 +435,15 @@ void lock_follow_end(struct lock_set *set)
 
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
+		if (f->yielded && f->seen != set->pass)
+			f->yielded = false; /* gone meanwhile */
+		if (f->again) {
+			f->again = false;
+			f->was = f->length;
+			fmt_human(bytes, f->length);
+			msg("--lock: %s: locked again (%s): memory is available again\n",
+			    f->path ? f->path : "a file", bytes);
+		}
 		if (f->seen == set->pass || !f->addr)
 			continue;
 		/* not met: deleted, renamed away or replaced */
@@ -452,6 +476,138 @@ void lock_follow_end(struct lock_set *set)
 		}
 		f->fresh = false;
 	}
+}
+
+/* The first number of the file dir/name, or false. */
+static bool read_number(const char *dir, const char *name, uint64_t *v)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	unsigned long long n;
+	bool ok = in && fscanf(in, "%llu", &n) == 1;
+	if (in)
+		fclose(in);
+	if (ok)
+		*v = n;
+	return ok;
+}
+
+/* The value of key in the file dir/name of "key value" lines, or 0. */
+static uint64_t stat_value(const char *dir, const char *name, const char *key)
+{
+	char path[PATH_MAX], line[256];
+	size_t len = strlen(key);
+	uint64_t v = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	while (in && fgets(line, sizeof line, in))
+		if (strncmp(line, key, len) == 0 && line[len] == ' ')
+			v = strtoull(line + len + 1, NULL, 10);
+	if (in)
+		fclose(in);
+	return v;
+}
+
+/* The directory of this process's memory cgroup (v1's memory hierarchy,
+ * else v2's), under /sys/fs/cgroup; false when there is none. */
+static bool memory_cgroup(char *dir, size_t size, bool *v2)
+{
+	FILE *in = user_fopen_read("/proc/self/cgroup");
+	char line[PATH_MAX];
+	bool found = false;
+
+	while (in && !found && fgets(line, sizeof line, in)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *ctl = strchr(line, ':');
+		char *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		ctl++;
+		if (strcmp(ctl, "memory") == 0 || strstr(ctl, "memory,") || strstr(ctl, ",memory")) {
+			snprintf(dir, size, "/sys/fs/cgroup/memory%s", path);
+			*v2 = false;
+			found = true;
+		} else if (*ctl == '\0') {
+			snprintf(dir, size, "/sys/fs/cgroup%s", path);
+			*v2 = true; /* kept unless a v1 memory line follows */
+		}
+	}
+	if (in)
+		fclose(in);
+	return found || *v2;
+}
+
+bool lock_available(uint64_t *available, uint64_t *limit)
+{
+	uint64_t total;
+	char dir[PATH_MAX];
+	bool v2 = false;
+
+	if (!system_meminfo("MemAvailable", available) || !system_meminfo("MemTotal", &total))
+		return false;
+	*limit = total;
+	if (!memory_cgroup(dir, sizeof dir, &v2))
+		return true;
+	uint64_t cg_limit, usage, file;
+	if (v2) {
+		if (!read_number(dir, "memory.max", &cg_limit) ||
+		    !read_number(dir, "memory.current", &usage))
+			return true; /* "max": no limit */
+		file = stat_value(dir, "memory.stat", "file") -
+		       stat_value(dir, "memory.stat", "unevictable");
+	} else {
+		if (!read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
+		    !read_number(dir, "memory.usage_in_bytes", &usage))
+			return true;
+		file = stat_value(dir, "memory.stat", "total_active_file") +
+		       stat_value(dir, "memory.stat", "total_inactive_file");
+	}
+	if (cg_limit >= total)
+		return true; /* no limit of its own */
+	*limit = cg_limit;
+	/* its file pages are available as the kernel's MemAvailable counts them */
+	uint64_t cg_available = cg_limit > usage ? cg_limit - usage : 0;
+	cg_available += file;
+	if (cg_available > cg_limit)
+		cg_available = cg_limit;
+	if (cg_available < *available)
+		*available = cg_available;
+	return true;
+}
+
+void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
+{
+	char have[FMT_BUFSIZE], keep[FMT_BUFSIZE], bytes[FMT_BUFSIZE];
+	uint64_t given = 0;
+
+	fmt_human(have, available);
+	fmt_human(keep, reserve);
+	pthread_mutex_lock(&set->mutex);
+	for (size_t i = set->nfiles; i-- > 0 && available + given < reserve;) {
+		struct locked_file *f = &set->files[i];
+		if (!f->addr)
+			continue;
+		size_t length = f->length;
+		release(set, f);
+		f->yielded = true;
+		given += length;
+		fmt_human(bytes, length);
+		msg("--lock: %s: unlocked (%s): %s available, below --reserve=%s\n",
+		    f->path ? f->path : "a file", bytes, have, keep);
+	}
+	pthread_mutex_unlock(&set->mutex);
+}
+
+bool lock_yielded(const struct lock_set *set)
+{
+	for (size_t i = 0; i < set->nfiles; i++)
+		if (set->files[i].yielded)
+			return true;
+	return false;
 }
 
 bool lock_say_refused(const struct lock_set *set)

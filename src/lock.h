@@ -22,6 +22,8 @@ struct locked_file {
 	uint64_t seen;  /* the pass that last met it */
 	size_t was;     /* when followed: the length before this pass */
 	bool fresh;     /* when followed: locked by this pass */
+	bool yielded;   /* unlocked for --reserve, to be locked again */
+	bool again;     /* locked again by this pass, after yielding */
 };
 
 /* The run's locked files, shared by the threads of -j (the mutex); what
@@ -47,6 +49,8 @@ struct lock_set {
 	bool following;
 	uint64_t pass;
 	int inotify;
+	/* a pass's budget: bytes it may lock anew (--reserve), or UINT64_MAX */
+	uint64_t budget;
 };
 
 void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max);
@@ -82,6 +86,19 @@ void lock_follow_begin(struct lock_set *set);
  * line on stderr (new, grown, shrunk, replaced, deleted); new
  * directories watched. */
 void lock_follow_end(struct lock_set *set);
+
+/* --reserve: the memory available now, the less of the machine's
+ * (MemAvailable) and its memory cgroup's (limit less usage, its file
+ * pages counted as available, as MemAvailable counts them); *limit: the
+ * cgroup's limit, or MemTotal.  False when it cannot be read. */
+bool lock_available(uint64_t *available, uint64_t *limit);
+
+/* --reserve: available is below reserve: files unlocked, the last locked
+ * first, until what they give back covers the difference; each told. */
+void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve);
+
+/* Files unlocked for --reserve wait to be locked again. */
+bool lock_yielded(const struct lock_set *set);
 
 /* What stopped files from being locked, with the figures and remedies,
  * on stderr (nothing when all were).  True when something was told. */

@@ -38,6 +38,7 @@ enum {
 	OPT_DAEMON,
 	OPT_PIDFILE,
 	OPT_NO_FOLLOW,
+	OPT_RESERVE,
 };
 
 /* The groups of --help, in its order. */

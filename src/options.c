@@ -6,6 +6,7 @@
 
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -227,6 +228,28 @@ static const char *parse_offset(const char *arg, struct options *opts, struct op
 {
 	st->offset = arg;
 	return fmt_parse_size(arg, &opts->range.offset) ? NULL : SIZE_EXPECTED;
+}
+
+/* --reserve: a size above 0, or a percentage above 0 and below 100. */
+static const char *parse_reserve(const char *arg, struct options *opts,
+				 struct options_state *st)
+{
+	size_t len = strlen(arg);
+	(void)st;
+	opts->reserve_arg = arg;
+	if (len > 1 && arg[len - 1] == '%') {
+		char *end;
+		errno = 0;
+		double p = strtod(arg, &end);
+		if (errno == 0 && end == arg + len - 1 && p > 0 && p < 100 && isdigit((unsigned char)*arg)) {
+			opts->reserve_percent = p;
+			return NULL;
+		}
+	} else if (fmt_parse_size(arg, &opts->reserve) && opts->reserve > 0) {
+		return NULL;
+	}
+	return "a size above 0 such as 512M or 2G, or a percentage of memory above 0 and below "
+	       "100 such as 10%";
 }
 
 /* --lock-max: a size above 0 (0 would lock nothing). */
@@ -557,6 +580,12 @@ const struct opt_spec option_table[] = {
 	  "is locked, and name what was left out",
 	  "with --lock: lock at most SIZE bytes, in walk order",
 	  OK_CUSTOM, .parse = parse_lock_max, .hint = "size (64M, 1GiB, 10GB)" },
+	{ OPT_RESERVE, "reserve", ARG_REQUIRED, "SIZE|PERCENT%", GROUP_ACTIONS,
+	  "with --lock: keep SIZE (or PERCENT% of memory)\n"
+	  "available, unlocking the last files locked while\n"
+	  "less is, locking them again once more is",
+	  "with --lock: keep SIZE or PERCENT% of memory available",
+	  OK_CUSTOM, .parse = parse_reserve, .hint = "size or percentage (512M, 10%)" },
 	{ OPT_NO_FOLLOW, "no-follow", ARG_NONE, NULL, GROUP_ACTIONS,
 	  "with --lock: do not follow the files as they\n"
 	  "change (grow, shrink, are replaced, new, deleted)",
@@ -607,6 +636,8 @@ const struct opt_rule option_rules[] = {
 	  "--daemon needs --lock" },
 	{ RULE_NEEDS, OPT_NO_FOLLOW, { OPT_LOCK },
 	  "--no-follow needs --lock" },
+	{ RULE_NEEDS, OPT_RESERVE, { OPT_LOCK },
+	  "--reserve needs --lock" },
 	{ RULE_NEEDS, OPT_PIDFILE, { OPT_DAEMON },
 	  "--pidfile needs --daemon" },
 	{ RULE_EXCLUDES, 'i', { OPT_DAEMON },

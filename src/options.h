@@ -55,6 +55,9 @@ struct options {
 	const char *lock_max_arg;   /* --lock-max as given, for messages */
 	bool daemon;                /* --daemon: detach once locked */
 	bool no_follow;             /* --no-follow: a lock does not follow the files */
+	uint64_t reserve;           /* --reserve SIZE: bytes, or 0 */
+	double reserve_percent;     /* --reserve PERCENT%, or 0 */
+	const char *reserve_arg;    /* --reserve as given, for messages */
 	const char *pidfile;        /* --pidfile FILE, or NULL */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold

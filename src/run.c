@@ -355,6 +355,35 @@ static void relock(struct run *run)
 	lock_follow_end(&run->locks);
 }
 
+/* --reserve in bytes: SIZE, or PERCENT% of limit (the memory cgroup's
+ * limit, or MemTotal). */
+static uint64_t reserve_bytes(const struct options *opts, uint64_t limit)
+{
+	if (opts->reserve_percent > 0)
+		return (uint64_t)((double)limit * opts->reserve_percent / 100.0);
+	return opts->reserve;
+}
+
+/* --reserve: below it, the last files locked are unlocked; once the
+ * memory available is a quarter of the reserve above it (so that it does
+ * not flap), they are locked again as far as that margin allows. */
+static void keep_reserve(struct run *run)
+{
+	uint64_t available, limit;
+
+	if (!lock_available(&available, &limit))
+		return;
+	uint64_t reserve = reserve_bytes(run->opts, limit);
+	uint64_t margin = reserve + reserve / 4;
+	if (available < reserve) {
+		lock_yield(&run->locks, available, reserve);
+	} else if (available > margin && lock_yielded(&run->locks)) {
+		run->locks.budget = available - margin;
+		relock(run);
+		run->locks.budget = UINT64_MAX;
+	}
+}
+
 /* --lock without -i: hold until SIGINT or SIGTERM (signals.c: the first
  * ends the run, the locks released as it ends), following the files
  * unless --no-follow. */
@@ -371,9 +400,13 @@ static void hold_locks(struct run *run)
 	signals_hup_rewalks();
 	if (!run->opts->no_follow && !run->opts->npids)
 		changes = lock_follow_start(&run->locks, run->opts->operands);
+	/* --reserve: the memory looked at each second */
+	bool reserving = run->opts->reserve || run->opts->reserve_percent > 0;
+	struct timespec tick = { 1, 0 };
 	while (!signals_stop_requested()) {
 		struct pollfd pfd = { .fd = changes, .events = POLLIN };
-		int ready = changes < 0 ? sigsuspend(&was) : ppoll(&pfd, 1, NULL, &was);
+		int ready = ppoll(changes >= 0 ? &pfd : NULL, changes >= 0, reserving ? &tick : NULL,
+				  &was);
 		if (signals_stop_requested())
 			break;
 		if (signals_take_hup()) {
@@ -383,6 +416,8 @@ static void hold_locks(struct run *run)
 		} else if (ready > 0) {
 			relock(run);
 		}
+		if (reserving)
+			keep_reserve(run);
 	}
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
@@ -393,18 +428,25 @@ static int plan_lock(struct run *run)
 {
 	uint64_t available, pinned;
 
+	uint64_t limit, reserve = 0;
 	run->to_read = missing_bytes(run, &pinned);
 	if (run->opts->lock_max && pinned > run->opts->lock_max)
 		pinned = run->opts->lock_max;
-	if (!system_meminfo("MemAvailable", &available) || pinned <= available)
+	if (!lock_available(&available, &limit))
 		return STATUS_OK;
-	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE];
+	reserve = reserve_bytes(run->opts, limit);
+	if (pinned <= available && available - pinned >= reserve)
+		return STATUS_OK;
+	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE], keep[FMT_BUFSIZE];
 	fmt_human(need, pinned);
 	fmt_human(read, run->to_read);
 	fmt_human(have, available);
+	fmt_human(keep, reserve);
 	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
-	    "(MemAvailable): nothing read or locked; lock fewer files, or a part with --offset "
-	    "and --length\n", need, read, have);
+	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; lock fewer "
+	    "files, a part with --offset and --length, or up to a size with --lock-max\n",
+	    need, read, have, reserve ? " less --reserve's " : "", reserve ? keep : "",
+	    reserve ? " kept" : "");
 	return STATUS_FATAL;
 }
 

@@ -237,6 +237,46 @@ for i in range(int(sys.argv[1])):
 	assert_equal "$status" 0
 }
 
+@test "--reserve in a memory-limited cgroup: files unlocked last first as another process fills it, locked again when it frees it" {
+	require_root "creating a memory cgroup needs root"
+	local mnt cg mib=1048576
+	mnt=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+	[[ -n $mnt ]] || skip "no cgroup v1 memory hierarchy here (the v2 case is not written yet)"
+	cg=$mnt/pagestat-lock.$$.$BATS_TEST_NUMBER
+	mkdir "$cg" || skip "cannot create a cgroup under $mnt"
+	on_teardown rmdir_cgroup "$cg"
+	echo $((128 * mib)) >"$cg/memory.limit_in_bytes" || skip "cannot limit the cgroup's memory"
+	mkdir w
+	local d f
+	d=$(cd w && pwd)
+	# read in the cgroup by the lock, so that their pages are charged to it
+	for f in a b c; do pcarrange write w/$f $((16 * mib)); pcarrange drop w/$f; done
+	start_lock bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' lock "$cg" \
+		"$PAGESTAT" --lock --no-follow --reserve=48M w/a w/b w/c
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((48 * mib))
+	# another process of the cgroup takes 64 MiB: less than 48M is available
+	bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -c "
+import time
+b = bytearray(64 * 1048576)
+for i in range(0, len(b), 4096): b[i] = 1
+time.sleep(120)
+"' fill "$cg" "$PYTHON3" 3>&- &
+	TRACEE=$!
+	wait_for_line err "^pagestat: --lock: $d/c: unlocked \(16M\): .* available, below --reserve=48M$" "$LOCKER"
+	# the last locked first: c before any other
+	assert_equal "$(grep -m1 -oE 'w/[abc]: unlocked' err)" "w/c: unlocked"
+	local unlocked
+	unlocked=$(grep -c ': unlocked (16M)' err)
+	assert_equal "$(vmlck_bytes "$LOCKER")" $(((3 - unlocked) * 16 * mib))
+	kill "$TRACEE"
+	wait "$TRACEE" || true
+	TRACEE=
+	wait_for_nth "$unlocked" ": locked again \(16M\): memory is available again$"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((48 * mib))
+	stop_lock
+	assert_equal "$status" 0
+}
+
 # ---- what is not locked --------------------------------------------------
 
 @test "RLIMIT_MEMLOCK smaller than the tree: the files past it named, the limit and remedies told, the rest held, exit 1" {
@@ -272,9 +312,16 @@ for i in range(int(sys.argv[1])):
 	truncate -s $((avail * 1024 * 3 / 2)) sparse
 	run -3 --separate-stderr "$PAGESTAT" --lock sparse
 	assert_output ""
-	[[ $stderr == "pagestat: --lock: "*" to lock ("*" of it to read), more than the "*" of memory available (MemAvailable): nothing read or locked"* ]] ||
+	[[ $stderr == "pagestat: --lock: "*" to lock ("*" of it to read), more than the "*" of memory available (MemAvailable, or the memory cgroup's): nothing read or locked"* ]] ||
 		fail "$stderr"
 	assert_equal "$(pcarrange stat sparse | cut -d' ' -f1)" 0
+	# less the reserve: a small file with all but 1 % of memory kept
+	pcarrange write small $((4 * PAGE))
+	pcarrange drop small
+	run -3 --separate-stderr "$PAGESTAT" --lock --reserve=99% small
+	[[ $stderr == *"(MemAvailable, or the memory cgroup's) less --reserve's "*" kept: nothing read or locked"* ]] ||
+		fail "$stderr"
+	assert_equal "$(pcarrange stat small | cut -d' ' -f1)" 0
 }
 
 @test "a setcap copy run by nobody does not lock another user's 0600 file (EACCES, exit 1); one nobody may read is locked" {
@@ -529,6 +576,13 @@ with open(sys.argv[2], "w") as out:
 	run -2 --separate-stderr "$PAGESTAT" --lock --pidfile=pid f
 	[[ $stderr == "pagestat: --pidfile needs --daemon"* ]] || fail "$stderr"
 	assert_file_not_exists pid
+	run -2 --separate-stderr "$PAGESTAT" --reserve=10% f
+	[[ $stderr == "pagestat: --reserve needs --lock"* ]] || fail "$stderr"
+	for bad in 0 0% 100% 150% -5% x% 12Q ''; do
+		run -2 --separate-stderr "$PAGESTAT" --lock --reserve="$bad" f
+		[[ $stderr == "pagestat: invalid value for --reserve: '$bad' (expected a size above 0"* ]] ||
+			fail "--reserve=$bad: $stderr"
+	done
 	run -2 --separate-stderr "$PAGESTAT" --lock --daemon -i 1 f
 	[[ $stderr == "pagestat: -i/--interval cannot be combined with --daemon"* ]] || fail "$stderr"
 	for bad in 0 -1 12Q ''; do
