@@ -69,18 +69,34 @@ void lock_set_free(struct lock_set *set)
 	*set = (struct lock_set){ 0 };
 }
 
+/* The number that the file dir/name (or dir alone: name NULL) holds,
+ * read with the user's rights; false when there is none ("max"). */
+static bool read_number(const char *dir, const char *name, uint64_t *v)
+{
+	char path[PATH_MAX], text[64];
+
+	snprintf(path, sizeof path, name ? "%s/%s" : "%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	bool ok = in && fgets(text, sizeof text, in);
+	if (in)
+		fclose(in);
+	if (!ok || text[0] < '0' || text[0] > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return false;
+	*v = n;
+	return true;
+}
+
 /* The first number in a /proc file read with the user's rights, or 0. */
 static uint64_t proc_number(const char *path)
 {
-	FILE *in = user_fopen_read(path);
-	unsigned long long v = 0;
+	uint64_t v = 0;
 
-	if (in) {
-		if (fscanf(in, "%llu", &v) != 1)
-			v = 0;
-		fclose(in);
-	}
-	return v;
+	return read_number(path, NULL, &v) ? v : 0;
 }
 
 /* The mappings the process has now: the lines of /proc/self/maps. */
@@ -478,21 +494,6 @@ void lock_follow_end(struct lock_set *set)
 	}
 }
 
-/* The first number of the file dir/name, or false. */
-static bool read_number(const char *dir, const char *name, uint64_t *v)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *in = user_fopen_read(path);
-	unsigned long long n;
-	bool ok = in && fscanf(in, "%llu", &n) == 1;
-	if (in)
-		fclose(in);
-	if (ok)
-		*v = n;
-	return ok;
-}
 
 /* The value of key in the file dir/name of "key value" lines, or 0. */
 static uint64_t stat_value(const char *dir, const char *name, const char *key)
@@ -612,10 +613,10 @@ bool lock_yielded(const struct lock_set *set)
 
 bool lock_say_refused(const struct lock_set *set)
 {
-	char have[FMT_BUFSIZE], left[FMT_BUFSIZE], asked[FMT_BUFSIZE], limit[FMT_BUFSIZE];
 	bool told = false;
 
 	if (set->memlock_files) {
+		char have[FMT_BUFSIZE], left[FMT_BUFSIZE], asked[FMT_BUFSIZE], limit[FMT_BUFSIZE];
 		struct rlimit rl = { 0 };
 		(void)getrlimit(RLIMIT_MEMLOCK, &rl);
 		fmt_human(have, set->locked_bytes);

@@ -51,10 +51,10 @@ struct options {
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
 	bool system;                /* --system: the whole machine */
 	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
-	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
-	const char *lock_max_arg;   /* --lock-max as given, for messages */
 	bool daemon;                /* --daemon: detach once locked */
 	bool no_follow;             /* --no-follow: a lock does not follow the files */
+	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
+	const char *lock_max_arg;   /* --lock-max as given, for messages */
 	uint64_t reserve;           /* --reserve SIZE: bytes, or 0 */
 	double reserve_percent;     /* --reserve PERCENT%, or 0 */
 	const char *reserve_arg;    /* --reserve as given, for messages */
