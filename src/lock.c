@@ -372,7 +372,20 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 #define WATCHED (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
 		 IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
 
-/* Watch the directory of path (a file's), or path itself (a directory). */
+struct watch_call {
+	int inotify;
+	const char *dir;
+};
+
+static int add_watch(void *arg)
+{
+	const struct watch_call *w = arg;
+	return inotify_add_watch(w->inotify, w->dir, WATCHED | IN_ONLYDIR);
+}
+
+/* Watch the directory of path (a file's), or path itself (a directory),
+ * with the user's rights (a setcap pagestat's capabilities would let it
+ * watch a directory its user may not read). */
 static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
 {
 	char dir[PATH_MAX];
@@ -388,7 +401,8 @@ static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
 		dir[len] = '\0';
 	}
 	/* the same directory twice is one watch: the kernel's */
-	(void)inotify_add_watch(set->inotify, dir, WATCHED | IN_ONLYDIR);
+	struct watch_call w = { set->inotify, dir };
+	(void)user_call(add_watch, &w);
 }
 
 int lock_follow_start(struct lock_set *set, char *const *operands)
