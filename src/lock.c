@@ -25,6 +25,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "escape.h"
 #include "fail.h"
 #include "format.h"
 #include "msg.h"
@@ -448,6 +449,34 @@ void lock_follow_begin(struct lock_set *set)
 	}
 }
 
+/* --format=ndjson: the change as a line of its own, with its time:
+ * {"time":...,"change":"grew","path":...,"locked":P,"locked_bytes":B}. */
+static void tell_change(const struct lock_set *set, const char *path, const char *change,
+			uint64_t length)
+{
+	FILE *out = set->changes;
+	struct timespec now;
+	struct tm tm;
+	char when[32];
+
+	if (!out)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(out, "{\"time\":\"%s.%03ldZ\",\"change\":\"%s\",\"path\":", when,
+		now.tv_nsec / 1000000, change);
+	const char *name = path ? path : "";
+	if (!esc_json_string(out, name, strlen(name))) {
+		fputs(",\"path_base64\":\"", out);
+		esc_base64(out, name, strlen(name));
+		fputc('"', out);
+	}
+	fprintf(out, ",\"locked\":%" PRIu64 ",\"locked_bytes\":%" PRIu64 "}\n",
+		length / set->page_size, length);
+	(void)fflush(out);
+}
+
 /* A fresh file found where a removed one was (the same name): replaced. */
 static struct locked_file *fresh_named(struct lock_set *set, const char *path)
 {
@@ -473,6 +502,7 @@ void lock_follow_end(struct lock_set *set)
 			fmt_human(bytes, f->length);
 			msg("--lock: %s: locked again (%s): memory is available again\n",
 			    f->path ? f->path : "a file", bytes);
+			tell_change(set, f->path, "locked again", f->length);
 		}
 		if (f->seen == set->pass || !f->addr)
 			continue;
@@ -485,11 +515,13 @@ void lock_follow_end(struct lock_set *set)
 			now->was = now->length; /* told here, not as grown */
 			fmt_human(bytes, now->length);
 			msg("--lock: %s: replaced; the new file locked (%s)\n", now->path, bytes);
+			tell_change(set, now->path, "replaced", now->length);
 			continue;
 		}
 		fmt_human(bytes, length);
 		msg("--lock: %s: deleted or renamed away; unlocked (%s given back)\n",
 		    f->path ? f->path : "a file", bytes);
+		tell_change(set, f->path, "deleted", 0);
 	}
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
@@ -498,11 +530,13 @@ void lock_follow_end(struct lock_set *set)
 		if (f->fresh && f->addr) {
 			fmt_human(bytes, f->length);
 			msg("--lock: %s: new; locked (%s)\n", f->path, bytes);
+			tell_change(set, f->path, "new", f->length);
 			watch_dir_of(set, f->path, false);
 		} else if (!f->fresh && f->length != f->was) {
 			fmt_human(bytes, f->length);
 			msg("--lock: %s: %s to %s; %s\n", f->path, f->length > f->was ? "grew" : "shrank",
 			    bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
+			tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
 		}
 		f->fresh = false;
 	}
@@ -613,6 +647,7 @@ void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
 		fmt_human(bytes, length);
 		msg("--lock: %s: unlocked (%s): %s available, below --reserve=%s\n",
 		    f->path ? f->path : "a file", bytes, have, keep);
+		tell_change(set, f->path, "unlocked for --reserve", 0);
 	}
 	pthread_mutex_unlock(&set->mutex);
 }

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/stat.h>
 
 #include "devino.h"
@@ -51,6 +52,8 @@ struct lock_set {
 	int inotify;
 	/* a pass's budget: bytes it may lock anew (--reserve), or UINT64_MAX */
 	uint64_t budget;
+	/* --format=ndjson: where each change is a line too, or NULL */
+	FILE *changes;
 };
 
 void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max);

@@ -511,6 +511,8 @@ static bool run_init(struct run *run, const struct options *opts)
 	inspector_init(&run->ins, &run->setup, &run->limit);
 	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
 	run->locks.follow = opts->action == ACTION_LOCK; /* names kept: SIGHUP's walk tells them */
+	if (opts->format == FORMAT_NDJSON && !opts->output_file)
+		run->locks.changes = stdout;
 	if (opts->action == ACTION_LOCK)
 		run->req.locks = &run->locks;
 	return true;

@@ -420,6 +420,25 @@ wait_for_nth() {
 	assert_equal "$status" 0
 }
 
+@test "following with --format=ndjson: each change is also a line on stdout, after the rows" {
+	mkdir w
+	local d
+	d=$(cd w && pwd)
+	pcarrange write w/a $((8 * PAGE))
+	start_lock "$PAGESTAT" --lock --format=ndjson w
+	head -c $((8 * PAGE)) /dev/zero >>w/a
+	wait_for_line err "^pagestat: --lock: $d/a: grew to" "$LOCKER"
+	pcarrange write w/b $((4 * PAGE))
+	wait_for_line err "^pagestat: --lock: $d/b: new; locked" "$LOCKER"
+	output=$(cat out)
+	assert_equal "$(jq -r 'select(.change) | "\(.change) \(.path) \(.locked) \(.locked_bytes)"' <<<"$output" | paste -sd,)" \
+		"grew $d/a 16 $((16 * PAGE)),new $d/b 4 $((4 * PAGE))"
+	# the rows and the total came first
+	assert_equal "$(jq -r '.type // .change' <<<"$output" | paste -sd' ')" "directory total grew new"
+	stop_lock
+	assert_equal "$status" 0
+}
+
 @test "--no-follow: no inotify watch is made; the default lock has one" {
 	pcarrange write f $((4 * PAGE))
 	start_lock "$PAGESTAT" --lock --no-follow f
