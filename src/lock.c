@@ -628,6 +628,22 @@ bool lock_available(uint64_t *available, uint64_t *limit)
 	return true;
 }
 
+int lock_pressure_trigger(void)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	bool v2 = false;
+	/* 100 ms of stall in 2 s: a window a user may set too */
+	const char *trigger = "some 100000 2000000";
+
+	if (memory_cgroup(dir, sizeof dir, &v2) && v2) {
+		snprintf(path, sizeof path, "%s/memory.pressure", dir);
+		int fd = user_psi_trigger(path, trigger);
+		if (fd >= 0)
+			return fd;
+	}
+	return user_psi_trigger("/proc/pressure/memory", trigger);
+}
+
 void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
 {
 	char have[FMT_BUFSIZE], keep[FMT_BUFSIZE], bytes[FMT_BUFSIZE];

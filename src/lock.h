@@ -96,6 +96,11 @@ void lock_follow_end(struct lock_set *set);
  * cgroup's limit, or MemTotal.  False when it cannot be read. */
 bool lock_available(uint64_t *available, uint64_t *limit);
 
+/* --reserve: a descriptor that polls POLLPRI when tasks stall on memory
+ * (the kernel's pressure trigger: the memory cgroup's memory.pressure on
+ * cgroup v2, else /proc/pressure/memory), or -1 where there is none. */
+int lock_pressure_trigger(void);
+
 /* --reserve: available is below reserve: files unlocked, the last locked
  * first, until what they give back covers the difference; each told. */
 void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve);

@@ -400,25 +400,31 @@ static void hold_locks(struct run *run)
 	signals_hup_rewalks();
 	if (!run->opts->no_follow && !run->opts->npids)
 		changes = lock_follow_start(&run->locks, run->opts->operands);
-	/* --reserve: the memory looked at each second */
+	/* --reserve: the memory looked at each second, and at once when the
+	 * kernel says tasks stall on memory (its pressure trigger) */
 	bool reserving = run->opts->reserve || run->opts->reserve_percent > 0;
 	struct timespec tick = { 1, 0 };
+	struct pollfd pfd[2] = {
+		{ .fd = changes, .events = POLLIN },
+		{ .fd = reserving ? lock_pressure_trigger() : -1, .events = POLLPRI },
+	};
 	while (!signals_stop_requested()) {
-		struct pollfd pfd = { .fd = changes, .events = POLLIN };
-		int ready = ppoll(changes >= 0 ? &pfd : NULL, changes >= 0, reserving ? &tick : NULL,
-				  &was);
+		/* a negative fd is left out by poll */
+		int ready = ppoll(pfd, 2, reserving ? &tick : NULL, &was);
 		if (signals_stop_requested())
 			break;
 		if (signals_take_hup()) {
 			if (!run->opts->quiet)
 				msg("--lock: SIGHUP: walking the files again\n");
 			relock(run);
-		} else if (ready > 0) {
+		} else if (ready > 0 && (pfd[0].revents & POLLIN)) {
 			relock(run);
 		}
 		if (reserving)
 			keep_reserve(run);
 	}
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
 }
 

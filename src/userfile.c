@@ -63,6 +63,21 @@ int user_write_pidfile(const char *path, pid_t pid)
 	return close(fd);
 }
 
+int user_psi_trigger(const char *path, const char *trigger)
+{
+	int fd = user_openat(AT_FDCWD, path, O_RDWR | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(trigger) + 1; /* the kernel takes the NUL too */
+	if (write(fd, trigger, len) != (ssize_t)len) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
 int user_open_devnull(void)
 {
 	return user_openat(AT_FDCWD, "/dev/null", O_RDWR | O_NOCTTY, 0);

@@ -35,6 +35,11 @@ int user_unlinkat(int dirfd, const char *path, int flags);
  * (O_NOFOLLOW), mode 0644, holding "PID\n". */
 int user_write_pidfile(const char *path, pid_t pid);
 
+/* A pressure stall trigger (PSI): the file path (/proc/pressure/memory,
+ * a cgroup's memory.pressure) opened and trigger ("some 100000 2000000")
+ * written to it; the descriptor polls POLLPRI when it fires. */
+int user_psi_trigger(const char *path, const char *trigger);
+
 /* /dev/null for reading and writing: a daemon's standard descriptors. */
 int user_open_devnull(void);
 

@@ -256,6 +256,10 @@ for i in range(int(sys.argv[1])):
 	start_lock bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' lock "$cg" \
 		"$PAGESTAT" --lock --no-follow --reserve=48M w/a w/b w/c
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((48 * mib))
+	# it waits on the kernel's pressure trigger too (PSI), where there is one
+	if [[ -e /proc/pressure/memory ]]; then
+		assert_equal "$(find /proc/$LOCKER/fd -lname '/proc/pressure/memory' | wc -l)" 1
+	fi
 	# another process of the cgroup takes 64 MiB: less than 48M is available
 	bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -c "
 import time
