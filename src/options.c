@@ -564,7 +564,7 @@ const struct opt_spec option_table[] = {
 	  OK_TEXT, STORE_TEXT, .offset = IN(warm_from), .complete = COMPLETE_FILE,
 	  .hint = "snapshot (pagestat -a -e output, - for standard input)", .names_files = true },
 	{ OPT_RATE, "rate", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
-	  "with a warm: read at most SIZE bytes a second",
+	  "with a warm or --lock: read at most SIZE bytes a\nsecond",
 	  NULL,
 	  OK_RATE, STORE_U64, .offset = IN(rate),
 	  .expected = "bytes a second above 0, such as 50M, 1G or 200MB/s",
@@ -577,7 +577,7 @@ const struct opt_spec option_table[] = {
 	  OK_SET, STORE_BOOL, .offset = IN(lock), .value = 1 },
 	{ OPT_LOCK_MAX, "lock-max", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
 	  "with --lock: lock files in walk order until SIZE\n"
-	  "is locked, and name what was left out",
+	  "is locked; the rest is left out (and told)",
 	  "with --lock: lock at most SIZE bytes, in walk order",
 	  OK_CUSTOM, .parse = parse_lock_max, .hint = "size (64M, 1GiB, 10GB)" },
 	{ OPT_RESERVE, "reserve", ARG_REQUIRED, "SIZE|PERCENT%", GROUP_ACTIONS,
