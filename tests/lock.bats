@@ -133,6 +133,22 @@ stop_lock() {
 	[[ $stderr == *"--lock: 1 file, $((32 * PAGE)) bytes"*"holding"* ]] || fail "$stderr"
 }
 
+@test "--lock --rate=2M of a cold 4 MiB file takes over 1.2 s (and well under 20 s), every page read and locked" {
+	local pages=$((4 * 1048576 / PAGE))
+	pcarrange write f $((pages * PAGE))
+	pcarrange drop f
+	local t0=$EPOCHREALTIME
+	start_lock "$PAGESTAT" --lock --rate=2M -J f
+	local took
+	took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print int((b - a) * 1000) }')
+	((took > 1200 && took < 20000)) || fail "took $took ms"
+	output=$(cat out)
+	assert_equal "$(jq -r '.rows[0].read, .rows[0].locked' <<<"$output" | paste -sd' ')" "$pages $pages"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((pages * PAGE))
+	stop_lock
+	assert_equal "$status" 0
+}
+
 @test "--lock with --offset and --length locks the range only; CSV has the locked column" {
 	pcarrange write f $((64 * PAGE))
 	pcarrange drop f
