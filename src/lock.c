@@ -463,7 +463,8 @@ static void tell_change(const struct lock_set *set, const char *path, const char
 		return;
 	clock_gettime(CLOCK_REALTIME, &now);
 	gmtime_r(&now.tv_sec, &tm);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return;
 	fprintf(out, "{\"time\":\"%s.%03ldZ\",\"change\":\"%s\",\"path\":", when,
 		now.tv_nsec / 1000000, change);
 	const char *name = path ? path : "";
@@ -630,12 +631,13 @@ bool lock_available(uint64_t *available, uint64_t *limit)
 
 int lock_pressure_trigger(void)
 {
-	char dir[PATH_MAX], path[PATH_MAX + 32];
+	char dir[PATH_MAX];
 	bool v2 = false;
 	/* 100 ms of stall in 2 s: a window a user may set too */
 	const char *trigger = "some 100000 2000000";
 
 	if (memory_cgroup(dir, sizeof dir, &v2) && v2) {
+		char path[PATH_MAX + 32];
 		snprintf(path, sizeof path, "%s/memory.pressure", dir);
 		int fd = user_psi_trigger(path, trigger);
 		if (fd >= 0)
