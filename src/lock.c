@@ -439,9 +439,11 @@ static void drain(int fd)
 void lock_follow_begin(struct lock_set *set)
 {
 	/* the events of one change come together: a rename, a write */
-	struct timespec settle = { 0, 50 * 1000000L };
-	nanosleep(&settle, NULL);
-	drain(set->inotify);
+	if (set->inotify >= 0) {
+		struct timespec settle = { 0, 50 * 1000000L };
+		nanosleep(&settle, NULL);
+		drain(set->inotify);
+	}
 	set->pass++;
 	for (size_t i = 0; i < set->nfiles; i++) {
 		set->files[i].was = set->files[i].length;

@@ -82,7 +82,8 @@ int lock_follow_start(struct lock_set *set, char *const *operands);
 
 /* A change seen: the events read (after a moment for the rest of them to
  * come), then a new pass begins: the caller walks again with the same
- * request (lock_file), then calls lock_follow_end. */
+ * request (lock_file), then calls lock_follow_end.  A later sample of -i
+ * is such a pass (no inotify: the samples' pace). */
 void lock_follow_begin(struct lock_set *set);
 
 /* After the pass: each file not met is unlocked, and each change is one

@@ -268,7 +268,15 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 	bool first = true;
 
 	while (watch_begin_sample(watch)) {
+		/* --lock: each later sample is a pass that follows the files */
+		bool pass = !first && run->opts->action == ACTION_LOCK && !run->opts->no_follow;
+		if (pass) {
+			run->locks.following = true;
+			lock_follow_begin(&run->locks);
+		}
 		status = inspect_to_output(run, watch, outcome);
+		if (pass)
+			lock_follow_end(&run->locks);
 		if (status == STATUS_FATAL)
 			break;
 		if (first && run->opts->action == ACTION_LOCK && !say_locked(run))

@@ -459,6 +459,21 @@ wait_for_nth() {
 	assert_equal "$status" 0
 }
 
+@test "following with -i: each sample is a pass; a file grown is told and the next samples show it locked to its end" {
+	mkdir w
+	local d
+	d=$(cd w && pwd)
+	pcarrange write w/a $((8 * PAGE))
+	start_lock "$PAGESTAT" --lock -i 0.2 --format=ndjson w
+	head -c $((8 * PAGE)) /dev/zero >>w/a
+	wait_for_line err "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((16 * PAGE))
+	stop_lock
+	assert_equal "$status" 0
+	output=$(cat out)
+	assert_equal "$(jq -r 'select(.type == "total") | .locked' <<<"$output" | sed -n '1p;$p' | paste -sd' ')" "8 16"
+}
+
 @test "--no-follow: no inotify watch is made; the default lock has one" {
 	pcarrange write f $((4 * PAGE))
 	start_lock "$PAGESTAT" --lock --no-follow f
