@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "lock.h"
 #include "progress.h"
 #include "safeopen.h"
 #include "userfile.h"
@@ -246,9 +247,16 @@ static bool warm_to_end(const struct actor *a, const struct stat *st,
 	       end >= (uint64_t)st->st_size;
 }
 
+/* --lock's pace: --rate's turn for each chunk faulted in. */
+static void lock_pace(void *ctx, uint64_t bytes)
+{
+	struct actor *a = ctx;
+	rate_take(a->limit, bytes);
+}
+
 /* The action on ufd (the user's open file); fd and st: the inspection's. */
 static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct stat *st,
-	       const struct file_request *req, uint64_t *did)
+	       const struct file_request *req, uint64_t *did, uint64_t *locked)
 {
 	const struct probe_range *range = &req->measure.range;
 	struct probe_request plain = { .range = *range };
@@ -280,6 +288,15 @@ static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct 
 				     a->missing.nextents);
 		err = read_extents(a, page, ufd, a->wanted, n, true, did);
 		break;
+	case ACTION_LOCK:
+		/* the missing pages are faulted in first, read once each */
+		plain.extents = EXTENTS_MISSING;
+		was.detail = &a->missing;
+		err = probe_measure(p, fd, st, &plain, &was);
+		if (err == 0)
+			err = lock_file(req->locks, ufd, st, range, a->missing.extent,
+					a->missing.nextents, lock_pace, a, locked, did);
+		break;
 	default:
 		err = 0;
 		break;
@@ -296,9 +313,9 @@ int action_fd(struct actor *a, struct prober *p, int fd, const struct stat *st,
 	if (ufd < 0)
 		return err;
 
-	uint64_t did = 0;
-	err = act(a, p, fd, ufd, st, req, &did);
-	close(ufd);
+	uint64_t did = 0, locked = 0;
+	err = act(a, p, fd, ufd, st, req, &did, &locked);
+	close(ufd); /* a lock's mapping holds the file */
 	if (err == 0)
 		err = probe_measure(p, fd, st, &req->measure, out);
 	if (err)
@@ -307,5 +324,6 @@ int action_fd(struct actor *a, struct prober *p, int fd, const struct stat *st,
 		out->stat.dropped = did > out->stat.cached ? did - out->stat.cached : 0;
 	else
 		out->stat.read = did;
+	out->stat.locked = locked;
 	return 0;
 }

@@ -17,7 +17,10 @@ enum action {
 	ACTION_EVICT,  /* --evict: drop the range's clean pages */
 	ACTION_WARM,   /* --warm: read the range's missing pages */
 	ACTION_LISTED, /* --warm-from: read the extents listed */
+	ACTION_LOCK,   /* --lock: read the missing pages and lock the range (lock.c) */
 };
+
+struct lock_set;
 
 /* What is done to each file: an action first (or none), then the
  * measure of its range (for a file that gets a row, -S and -e too). */
@@ -26,6 +29,7 @@ struct file_request {
 	enum action action;
 	const struct extent *listed; /* ACTION_LISTED: nlisted extents */
 	size_t nlisted;
+	struct lock_set *locks; /* ACTION_LOCK: the run's locked files */
 };
 
 /* --rate: the bytes a warm may read per second, all threads together;

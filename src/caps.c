@@ -16,10 +16,13 @@
 /* All pagestat may need: open any file, and pass the kernel's owner
  * check of cachestat and mincore; with --pid, also read another user's
  * (or a more privileged) process's maps and descriptors in /proc. */
-static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_SYS_PTRACE };
-#define NNEEDED_FILES 2
+/* with --lock, also lock past RLIMIT_MEMLOCK (held: root, or a unit's
+ * ambient capability; a setcap install grants it not) */
+static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_SYS_PTRACE,
+				      CAP_IPC_LOCK };
 #define NNEEDED_MAX (sizeof needed / sizeof needed[0])
-static size_t nneeded = NNEEDED_FILES;
+/* caps_drop's run keeps needed[i] (where held): the first two always */
+static bool wanted[NNEEDED_MAX] = { true, true };
 
 /* The capabilities held came with the program file (setcap; the kernel's
  * AT_SECURE), not from the user: they then serve the inspection only,
@@ -32,9 +35,9 @@ static struct __user_cap_data_struct user_sets[_LINUX_CAPABILITY_U32S_3];
 
 static bool is_needed(cap_value_t cap, const bool *held)
 {
-	for (size_t i = 0; i < nneeded; i++)
+	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		if (cap == needed[i])
-			return held[i];
+			return wanted[i] && held[i];
 	return false;
 }
 
@@ -181,9 +184,10 @@ int caps_start(const char **what)
 	return err;
 }
 
-int caps_drop(const char **what, bool processes)
+int caps_drop(const char **what, bool processes, bool lock)
 {
-	nneeded = processes ? NNEEDED_MAX : NNEEDED_FILES;
+	wanted[2] = processes;
+	wanted[3] = lock;
 	if (holds_none()) {
 		/* own_sets and user_sets stay empty, borrowed false */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
@@ -199,8 +203,8 @@ int caps_drop(const char **what, bool processes)
 	}
 	bool held[NNEEDED_MAX] = { false };
 	cap_flag_value_t value;
-	for (size_t i = 0; i < nneeded; i++)
-		held[i] = cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
+	for (size_t i = 0; i < NNEEDED_MAX; i++)
+		held[i] = wanted[i] && cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
 			  value == CAP_SET;
 	int err = 0;
 	if (cap_get_flag(caps, CAP_SETPCAP, CAP_PERMITTED, &value) == 0 && value == CAP_SET)
@@ -216,7 +220,7 @@ int caps_drop(const char **what, bool processes)
 		*what = "cannot read the process's capabilities";
 		return errno;
 	}
-	for (size_t i = 0; i < nneeded; i++)
+	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		if (held[i] && (cap_set_flag(caps, CAP_PERMITTED, 1, &needed[i], CAP_SET) != 0 ||
 				cap_set_flag(caps, CAP_EFFECTIVE, 1, &needed[i], CAP_SET) != 0))
 			err = errno;

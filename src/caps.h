@@ -7,17 +7,17 @@
 
 /* Before the command line is read: refuses a set-user-ID install, and
  * keeps only the capabilities any run may need (caps_drop's, with
- * CAP_SYS_PTRACE) and CAP_SETPCAP, permitted only, for caps_drop.  Returns
- * 0, or an errno value with *what saying what failed. */
+ * CAP_SYS_PTRACE and CAP_IPC_LOCK) and CAP_SETPCAP, permitted only, for
+ * caps_drop.  Returns 0, or an errno value with *what saying what failed. */
 int caps_start(const char **what);
 
 /* Keep only CAP_DAC_READ_SEARCH and CAP_FOWNER (and CAP_SYS_PTRACE when
- * processes: --pid), where held, in the effective, permitted and bounding
+ * processes: --pid; CAP_IPC_LOCK when lock: --lock), where held, in the effective, permitted and bounding
  * sets (the bounding set only when CAP_SETPCAP allows), clear the
  * inheritable and ambient sets, and set no_new_privs.  Returns 0, or an
  * errno value with *what saying what failed.  Called once the command
  * line is read, before any file is inspected. */
-int caps_drop(const char **what, bool processes);
+int caps_drop(const char **what, bool processes, bool lock);
 
 /* Around what is done to a file the user names (src/userfile.c, the one
  * caller): the effective set is cleared when the capabilities came with

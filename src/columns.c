@@ -75,10 +75,21 @@ const struct column columns[COL_COUNT] = {
 		.kind = KIND_PAGES,
 		.offset = AT(stat.read),
 		.table_default = true,
-		.help = "with --warm or --warm-from: pages read into the cache",
-		.prom_help = "Bytes read into the page cache by --warm or --warm-from.",
+		.help = "with --warm, --warm-from or --lock: pages read into the cache",
+		.prom_help = "Bytes read into the page cache by --warm, --warm-from or --lock.",
 		.need = NEED_WARM,
-		.need_text = "--warm or --warm-from",
+		.need_text = "--warm, --warm-from or --lock",
+	},
+	[COL_LOCKED] = {
+		.name = "locked",
+		.header = "LOCKED",
+		.kind = KIND_PAGES,
+		.offset = AT(stat.locked),
+		.table_default = true,
+		.help = "with --lock: pages locked in memory",
+		.prom_help = "Bytes locked in memory by --lock.",
+		.need = NEED_LOCK,
+		.need_text = "--lock",
 	},
 	[COL_DIRTY] = {
 		.name = "dirty",
@@ -360,7 +371,7 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 				i == COL_MTIME_NSEC;
 		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
 		    (identity && !(extents && !table) && !all) || i == COL_DELTA || i == COL_DROPPED ||
-		    i == COL_READ || i == COL_FSTYPE || i == COL_NOTE)
+		    i == COL_READ || i == COL_LOCKED || i == COL_FSTYPE || i == COL_NOTE)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))
 			ids[n++] = (enum column_id)i;
@@ -434,7 +445,7 @@ void columns_usage(FILE *out)
 	char text[2048];
 	size_t len = (size_t)snprintf(text, sizeof text, "%s",
 		"Columns (-o LIST); CSV and JSON show every one by default (segments, delta, "
-		"dropped and read with -S, -i, --evict and a warm only; extents, inode, "
+		"dropped, read and locked with -S, -i, --evict, a warm and --lock only; extents, inode, "
 		"file_size, mtime and mtime_nsec with -e; fstype and note with --system), "
 		"the table all but");
 	int hidden = 0, n = 0;

@@ -19,6 +19,7 @@ enum column_id {
 	COL_PERCENT,
 	COL_DROPPED,
 	COL_READ,
+	COL_LOCKED,
 	COL_DIRTY,
 	COL_WRITEBACK,
 	COL_EVICTED,
@@ -57,6 +58,7 @@ enum column_need {
 	NEED_EVICT,    /* --evict */
 	NEED_WARM,     /* --warm or --warm-from */
 	NEED_SYSTEM,   /* --system */
+	NEED_LOCK,     /* --lock */
 };
 
 /* The fields in the order a row of the table reads, whatever the padding

@@ -31,6 +31,10 @@ const char *fail_strerror(int err)
 	case FAIL_HUGETLB:
 		return "a hugetlbfs file: the kernel reports no page-cache state for it "
 		       "(Operation not supported)";
+	case FAIL_MEMLOCK:
+		return "not locked: past the locked-memory limit (RLIMIT_MEMLOCK)";
+	case FAIL_MAPCOUNT:
+		return "not locked: the process has the mappings vm.max_map_count allows";
 	default:
 		return strerror(err);
 	}
@@ -42,6 +46,8 @@ const char *fail_errname(int err)
 		err = EPERM;
 	else if (err == FAIL_HUGETLB)
 		err = EOPNOTSUPP;
+	else if (err == FAIL_MEMLOCK || err == FAIL_MAPCOUNT)
+		err = ENOMEM;
 	if (err <= 0)
 		return NULL;
 #ifdef HAVE_STRERRORNAME_NP

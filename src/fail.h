@@ -22,6 +22,10 @@ enum {
 	/* /proc/thread-self/fd cannot be opened: without it a file cannot be
 	 * opened safely (src/safeopen.c) */
 	FAIL_NOPROC = -9,
+	/* --lock: mlock2 refused (ENOMEM, EPERM) by RLIMIT_MEMLOCK */
+	FAIL_MEMLOCK = -10,
+	/* --lock: mmap refused (ENOMEM) at vm.max_map_count mappings */
+	FAIL_MAPCOUNT = -11,
 };
 
 /* Text and symbolic name ("EACCES") of a failure: an errno value or a

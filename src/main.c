@@ -64,10 +64,10 @@ static bool start(void)
 
 /* Once the options are read: the capabilities down to what this run
  * needs (CAP_SYS_PTRACE for --pid, --system and --cgroup only). */
-static bool narrow(bool processes)
+static bool narrow(bool processes, bool lock)
 {
 	const char *what;
-	int err = caps_drop(&what, processes);
+	int err = caps_drop(&what, processes, lock);
 	if (err)
 		msg("%s: %s\n", what, strerror(err));
 	return err == 0;
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 	if (start()) {
 		status = options_parse(argc, argv, &opts);
 		if (status == OPTIONS_RUN)
-			status = narrow(opts.npids > 0 || opts.system || opts.ncgroups > 0)
+			status = narrow(opts.npids > 0 || opts.system || opts.ncgroups > 0, opts.lock)
 					 ? options_finish(&opts)
 					 : STATUS_FATAL;
 		if (status == OPTIONS_RUN)

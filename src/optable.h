@@ -35,6 +35,12 @@ enum {
 	OPT_SYSTEM,
 	OPT_BROWSE,
 	OPT_CGROUP,
+	OPT_LOCK,
+	OPT_LOCK_MAX,
+	OPT_DAEMON,
+	OPT_PIDFILE,
+	OPT_NO_FOLLOW,
+	OPT_RESERVE,
 };
 
 /* The groups of --help, in its order. */

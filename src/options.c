@@ -6,6 +6,7 @@
 
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -237,6 +238,39 @@ static const char *parse_offset(const char *arg, struct options *opts, struct op
 {
 	st->offset = arg;
 	return fmt_parse_size(arg, &opts->range.offset) ? NULL : SIZE_EXPECTED;
+}
+
+/* --reserve: a size above 0, or a percentage above 0 and below 100. */
+static const char *parse_reserve(const char *arg, struct options *opts,
+				 struct options_state *st)
+{
+	size_t len = strlen(arg);
+	(void)st;
+	opts->reserve_arg = arg;
+	if (len > 1 && arg[len - 1] == '%') {
+		char *end;
+		errno = 0;
+		double p = strtod(arg, &end);
+		if (errno == 0 && end == arg + len - 1 && p > 0 && p < 100 && isdigit((unsigned char)*arg)) {
+			opts->reserve_percent = p;
+			return NULL;
+		}
+	} else if (fmt_parse_size(arg, &opts->reserve) && opts->reserve > 0) {
+		return NULL;
+	}
+	return "a size above 0 such as 512M or 2G, or a percentage of memory above 0 and below "
+	       "100 such as 10%";
+}
+
+/* --lock-max: a size above 0 (0 would lock nothing). */
+static const char *parse_lock_max(const char *arg, struct options *opts,
+				  struct options_state *st)
+{
+	(void)st;
+	opts->lock_max_arg = arg;
+	return fmt_parse_size(arg, &opts->lock_max) && opts->lock_max > 0
+		       ? NULL
+		       : "a size above 0 such as 64M, 1GiB or 10GB, below 2^64";
 }
 
 static const char *parse_length(const char *arg, struct options *opts, struct options_state *st)
@@ -556,11 +590,44 @@ const struct opt_spec option_table[] = {
 	  OK_TEXT, STORE_TEXT, .offset = IN(warm_from), .complete = COMPLETE_FILE,
 	  .hint = "snapshot (pagestat -a -e output, - for standard input)", .names_files = true },
 	{ OPT_RATE, "rate", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
-	  "with a warm: read at most SIZE bytes a second",
+	  "with a warm or --lock: read at most SIZE bytes a\nsecond",
 	  NULL,
 	  OK_RATE, STORE_U64, .offset = IN(rate),
 	  .expected = "bytes a second above 0, such as 50M, 1G or 200MB/s",
 	  .hint = "bytes a second (50M, 200MB/s)" },
+	{ OPT_LOCK, "lock", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "read the missing pages of each file's range and\n"
+	  "lock the range in memory, then hold it until\n"
+	  "SIGINT or SIGTERM (see LOCKING in pagestat(1))",
+	  "lock each file's range in memory until interrupted",
+	  OK_SET, STORE_BOOL, .offset = IN(lock), .value = 1 },
+	{ OPT_LOCK_MAX, "lock-max", ARG_REQUIRED, "SIZE", GROUP_ACTIONS,
+	  "with --lock: lock files in walk order until SIZE\n"
+	  "is locked; the rest is left out (and told)",
+	  "with --lock: lock at most SIZE bytes, in walk order",
+	  OK_CUSTOM, .parse = parse_lock_max, .hint = "size (64M, 1GiB, 10GB)" },
+	{ OPT_RESERVE, "reserve", ARG_REQUIRED, "SIZE|PERCENT%", GROUP_ACTIONS,
+	  "with --lock: keep SIZE (or PERCENT% of memory)\n"
+	  "available, unlocking the last files locked while\n"
+	  "less is, locking them again once more is",
+	  "with --lock: keep SIZE or PERCENT% of memory available",
+	  OK_CUSTOM, .parse = parse_reserve, .hint = "size or percentage (512M, 10%)" },
+	{ OPT_NO_FOLLOW, "no-follow", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "with --lock: do not follow the files as they\n"
+	  "change (grow, shrink, are replaced, new, deleted)",
+	  "with --lock: do not follow the files as they change",
+	  OK_SET, STORE_BOOL, .offset = IN(no_follow), .value = 1 },
+	{ OPT_DAEMON, "daemon", ARG_NONE, NULL, GROUP_ACTIONS,
+	  "with --lock: detach once everything is locked\n"
+	  "(every error is told first)",
+	  "with --lock: detach once everything is locked",
+	  OK_SET, STORE_BOOL, .offset = IN(daemon), .value = 1 },
+	{ OPT_PIDFILE, "pidfile", ARG_REQUIRED, "FILE", GROUP_ACTIONS,
+	  "with --daemon: write the daemon's pid to FILE\n"
+	  "(removed when it ends)",
+	  "with --daemon: write the daemon's pid to FILE",
+	  OK_TEXT, STORE_TEXT, .offset = IN(pidfile), .complete = COMPLETE_FILE,
+	  .hint = "pid file" },
 	/* --help, --version */
 	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
 	  "show this help and exit",
@@ -584,8 +651,23 @@ _Static_assert(sizeof option_table / sizeof option_table[0] <=
 const struct opt_rule option_rules[] = {
 	{ RULE_ONE_OF, OPT_EVICT, { OPT_WARM, OPT_WARM_FROM },
 	  "--evict, --warm and --warm-from exclude each other: give one of them" },
-	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM },
-	  "--rate needs --warm or --warm-from" },
+	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
+	  "--rate needs --warm, --warm-from or --lock" },
+	{ RULE_EXCLUDES, OPT_LOCK, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_SYSTEM },
+	  "--lock cannot be combined with --evict, --warm, --warm-from or --system: --lock "
+	  "reads what is missing itself" },
+	{ RULE_NEEDS, OPT_LOCK_MAX, { OPT_LOCK },
+	  "--lock-max needs --lock" },
+	{ RULE_NEEDS, OPT_DAEMON, { OPT_LOCK },
+	  "--daemon needs --lock" },
+	{ RULE_NEEDS, OPT_NO_FOLLOW, { OPT_LOCK },
+	  "--no-follow needs --lock" },
+	{ RULE_NEEDS, OPT_RESERVE, { OPT_LOCK },
+	  "--reserve needs --lock" },
+	{ RULE_NEEDS, OPT_PIDFILE, { OPT_DAEMON },
+	  "--pidfile needs --daemon" },
+	{ RULE_EXCLUDES, 'i', { OPT_DAEMON },
+	  "-i/--interval cannot be combined with --daemon: a daemon has no output to sample to" },
 	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
 	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
 	  "done once" },
@@ -595,6 +677,8 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_RATE },
 	  "--browse cannot be combined with --evict, --warm, --warm-from or --rate: "
 	  "its keys e and w act on what is chosen, after asking" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_LOCK },
+	  "--browse cannot be combined with --lock: its keys e and w act on what is chosen" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { 's', OPT_TOP, OPT_OUTPUT_ALL, OPT_EXPECT_CACHED },
 	  "--browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: "
 	  "it sorts and shows by its own keys" },
@@ -905,7 +989,10 @@ static bool need_met(enum column_need need, const struct options *opts)
 	case NEED_EVICT:
 		return opts->action == ACTION_EVICT;
 	case NEED_WARM:
-		return opts->action == ACTION_WARM || opts->action == ACTION_LISTED;
+		return opts->action == ACTION_WARM || opts->action == ACTION_LISTED ||
+		       opts->action == ACTION_LOCK;
+	case NEED_LOCK:
+		return opts->action == ACTION_LOCK;
 	case NEED_SYSTEM:
 		return opts->system;
 	}
@@ -921,6 +1008,9 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 					 opts->extents != EXTENTS_NONE);
 	if (opts->interval)
 		opts->ncolumns = columns_add_delta(opts->columns, opts->ncolumns);
+	/* each goes after percent: --lock's read, then locked */
+	if (opts->action == ACTION_LOCK)
+		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_LOCKED);
 	if (opts->action == ACTION_EVICT)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_DROPPED);
 	else if (opts->action != ACTION_NONE)
@@ -989,10 +1079,15 @@ static bool rules_hold(const struct options_state *st)
 static int check_action(struct options *opts, const struct options_state *st)
 {
 	bool evict = given(st, OPT_EVICT), warm = given(st, OPT_WARM);
+	bool lock = opts->lock;
 
 	opts->action = evict ? ACTION_EVICT
 		       : warm ? ACTION_WARM
-		       : opts->warm_from ? ACTION_LISTED : ACTION_NONE;
+		       : opts->warm_from ? ACTION_LISTED
+		       : lock ? ACTION_LOCK : ACTION_NONE;
+	if (lock && !st->files0_from && st->noperands == 0 && !opts->npids && !opts->ncgroups)
+		return usage_error("--lock needs a FILE (or --files0-from or --pid): it does not "
+				   "act on the current directory unnamed; give . to mean it");
 	/* what an action changes must be named: "." by default would evict
 	 * a whole tree, from / a whole file system (vmtouch needs a name too) */
 	if ((evict || warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&
@@ -1071,7 +1166,8 @@ static int check_combinations(struct options *opts, const struct options_state *
 		return usage_error("--cgroup inspects its cgroups' processes' files: no FILE "
 				   "operands, --files0-from, --pid or --system");
 	if (opts->ncgroups && opts->action != ACTION_NONE)
-		return usage_error("--cgroup cannot be combined with --evict, --warm or --warm-from");
+		return usage_error("--cgroup cannot be combined with --evict, --warm, --warm-from "
+				   "or --lock");
 	if (opts->ncgroups && opts->max_depth >= 0)
 		return usage_error("--cgroup has a row per file and per cgroup: no -d/--max-depth");
 	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;

@@ -53,6 +53,15 @@ struct options {
 	bool browse;                /* --browse: the full-screen interface */
 	const char **cgroups;       /* --cgroup, as given, in order; else NULL */
 	size_t ncgroups;
+	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
+	bool daemon;                /* --daemon: detach once locked */
+	bool no_follow;             /* --no-follow: a lock does not follow the files */
+	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
+	const char *lock_max_arg;   /* --lock-max as given, for messages */
+	uint64_t reserve;           /* --reserve SIZE: bytes, or 0 */
+	double reserve_percent;     /* --reserve PERCENT%, or 0 */
+	const char *reserve_arg;    /* --reserve as given, for messages */
+	const char *pidfile;        /* --pidfile FILE, or NULL */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

@@ -42,6 +42,8 @@ struct pagecache_stat {
 	/* what an action did: pages of the range dropped (--evict) or read
 	 * (--warm, --warm-from) */
 	uint64_t dropped, read;
+	/* --lock: pages of the range locked in memory (src/lock.c) */
+	uint64_t locked;
 	/* with PCS_IDENTITY: what tells that the file changed since (a
 	 * snapshot's rows carry it for --warm-from) */
 	uint64_t inode, file_size, mtime, mtime_nsec;

@@ -5,7 +5,11 @@
 
 #include "run.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +23,7 @@
 #include "outfile.h"
 #include "pidfiles.h"
 #include "inspect.h"
+#include "lock.h"
 #include "probe.h"
 #include "progress.h"
 #include "rank.h"
@@ -27,6 +32,7 @@
 #include "snapshot.h"
 #include "system.h"
 #include "status.h"
+#include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 
@@ -53,6 +59,7 @@ struct run {
 	/* --cgroup: the cgroups, found before the output begins; their rows
 	 * point to their figures */
 	struct cgroup_set cgroups;
+	struct lock_set locks; /* --lock: the files locked, held to the end */
 };
 
 /* --expect-cached: is the cached share of the total below the mark?  No
@@ -117,7 +124,8 @@ static struct walk_config walk_config_of(struct run *run, const struct file_requ
 		.ins = &run->ins,
 		.excludes = opts->excludes,
 		.nexcludes = opts->nexcludes,
-		.jobs = opts->jobs,
+		/* --lock-max locks in walk order */
+		.jobs = opts->lock_max ? 1 : opts->jobs,
 		.top = opts->top,
 	};
 }
@@ -179,7 +187,8 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 
 	if (sink_begin(sink)) {
 		progress_start(opts->progress, opts->format == FORMAT_TABLE, sink_cfg.page_size);
-		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED)
+		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED ||
+		    opts->action == ACTION_LOCK)
 			progress_to_read(run->to_read);
 		if (run->snapshot)
 			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
@@ -236,6 +245,26 @@ static int inspect_to_output(struct run *run, struct watch *watch, struct outcom
 	return outfile_close(out, outcome->output_failed ? STATUS_FATAL : status);
 }
 
+/* --lock, once the rows are out: what was not locked and why, then the
+ * line that says it holds.  False when nothing is held. */
+static bool say_locked(struct run *run)
+{
+	const struct options *opts = run->opts;
+
+	lock_say_refused(&run->locks);
+	if (!opts->quiet)
+		lock_say_left_out(&run->locks, opts->lock_max_arg);
+	if (run->locks.nlive == 0) {
+		if (!opts->quiet)
+			msg("--lock: nothing locked, nothing to hold\n");
+		return false;
+	}
+	/* the rows reach their reader before the hold */
+	(void)fflush(stdout);
+	lock_say_holding(&run->locks, opts->quiet);
+	return true;
+}
+
 /* -i: a failure in any sample makes the status 1; --expect-cached is
  * judged on the last sample. */
 static int watch_samples(struct run *run, struct outcome *outcome)
@@ -244,10 +273,23 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 	int status = STATUS_OK;
 	bool failed = false;
 
+	bool first = true;
+
 	while (watch_begin_sample(watch)) {
+		/* --lock: each later sample is a pass that follows the files */
+		bool pass = !first && run->opts->action == ACTION_LOCK && !run->opts->no_follow;
+		if (pass) {
+			run->locks.following = true;
+			lock_follow_begin(&run->locks);
+		}
 		status = inspect_to_output(run, watch, outcome);
+		if (pass)
+			lock_follow_end(&run->locks);
 		if (status == STATUS_FATAL)
 			break;
+		if (first && run->opts->action == ACTION_LOCK && !say_locked(run))
+			break;
+		first = false;
 		failed |= status == STATUS_SOME_FAILED;
 		if (!watch_wait(watch))
 			break;
@@ -283,8 +325,9 @@ static void null_end(struct sink *sink, const struct row *total, uint64_t errors
 	(void)errors;
 }
 
-/* --warm: what is missing, counted by an inspection that says nothing. */
-static uint64_t missing_bytes(struct run *run)
+/* --warm: what is missing, counted by an inspection that says nothing;
+ * *range_bytes: the bytes of the ranges (what --lock pins). */
+static uint64_t missing_bytes(struct run *run, uint64_t *range_bytes)
 {
 	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
 	const struct options *opts = run->opts;
@@ -303,7 +346,130 @@ static uint64_t missing_bytes(struct run *run)
 	else
 		walk_run(&walk_cfg, opts->operands, &sink, &result);
 	const struct pagecache_stat *t = &result.total.stat;
+	*range_bytes = t->pages * run->setup.page_size;
 	return (t->pages - t->cached) * run->setup.page_size;
+}
+
+/* Following: the operands walked again, saying nothing, each file
+ * locked as it is now (lock.c tells the changes). */
+static void relock(struct run *run)
+{
+	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
+	struct walk_config walk_cfg = walk_config_of(run, &run->req);
+	struct walk_result result = { 0 };
+	struct sink sink = { .ops = &null_ops, .cfg = { .out = stdout } };
+
+	walk_cfg.all = false;
+	walk_cfg.max_depth = -1;
+	walk_cfg.quiet = true;
+	run->locks.following = true;
+	lock_follow_begin(&run->locks);
+	if (run->opts->npids)
+		pid_run(&walk_cfg, run->opts->pids, run->opts->npids, &sink, &result);
+	else
+		walk_run(&walk_cfg, run->opts->operands, &sink, &result);
+	lock_follow_end(&run->locks);
+}
+
+/* --reserve in bytes: SIZE, or PERCENT% of limit (the memory cgroup's
+ * limit, or MemTotal). */
+static uint64_t reserve_bytes(const struct options *opts, uint64_t limit)
+{
+	if (opts->reserve_percent > 0)
+		return (uint64_t)((double)limit * opts->reserve_percent / 100.0);
+	return opts->reserve;
+}
+
+/* --reserve: below it, the last files locked are unlocked; once the
+ * memory available is a quarter of the reserve above it (so that it does
+ * not flap), they are locked again as far as that margin allows. */
+static void keep_reserve(struct run *run)
+{
+	uint64_t available, limit;
+
+	if (!lock_available(&available, &limit))
+		return;
+	uint64_t reserve = reserve_bytes(run->opts, limit);
+	uint64_t margin = reserve + reserve / 4;
+	if (available < reserve) {
+		lock_yield(&run->locks, available, reserve);
+	} else if (available > margin && lock_yielded(&run->locks)) {
+		run->locks.budget = available - margin;
+		relock(run);
+		run->locks.budget = UINT64_MAX;
+	}
+}
+
+/* --lock without -i: hold until SIGINT or SIGTERM (signals.c: the first
+ * ends the run, the locks released as it ends), following the files
+ * unless --no-follow. */
+static void hold_locks(struct run *run)
+{
+	sigset_t stop, was;
+	int changes = -1;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &was);
+	signals_hup_rewalks();
+	if (!run->opts->no_follow && !run->opts->npids)
+		changes = lock_follow_start(&run->locks, run->opts->operands);
+	/* --reserve: the memory looked at each second, and at once when the
+	 * kernel says tasks stall on memory (its pressure trigger) */
+	bool reserving = run->opts->reserve || run->opts->reserve_percent > 0;
+	struct timespec tick = { 1, 0 };
+	struct pollfd pfd[2] = {
+		{ .fd = changes, .events = POLLIN },
+		{ .fd = reserving ? lock_pressure_trigger() : -1, .events = POLLPRI },
+	};
+	while (!signals_stop_requested()) {
+		/* a negative fd is left out by poll */
+		int ready = ppoll(pfd, 2, reserving ? &tick : NULL, &was);
+		if (signals_stop_requested())
+			break;
+		if (signals_take_hup()) {
+			if (!run->opts->quiet)
+				msg("--lock: SIGHUP: walking the files again\n");
+			relock(run);
+		} else if (ready > 0 && (pfd[0].revents & POLLIN)) {
+			relock(run);
+		}
+		if (reserving)
+			keep_reserve(run);
+	}
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
+
+/* Before --lock: what it pins (the ranges, cached or not), which must
+ * fit in the memory available; else nothing is read or locked (status 3). */
+static int plan_lock(struct run *run)
+{
+	uint64_t available, pinned;
+
+	uint64_t limit, reserve = 0;
+	run->to_read = missing_bytes(run, &pinned);
+	if (run->opts->lock_max && pinned > run->opts->lock_max)
+		pinned = run->opts->lock_max;
+	if (!lock_available(&available, &limit))
+		return STATUS_OK;
+	reserve = reserve_bytes(run->opts, limit);
+	if (pinned <= available && available - pinned >= reserve)
+		return STATUS_OK;
+	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE], keep[FMT_BUFSIZE];
+	fmt_human(need, pinned);
+	fmt_human(read, run->to_read);
+	fmt_human(have, available);
+	fmt_human(keep, reserve);
+	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
+	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; lock fewer "
+	    "files, a part with --offset and --length, or up to a size with --lock-max\n",
+	    need, read, have, reserve ? " less --reserve's " : "", reserve ? keep : "",
+	    reserve ? " kept" : "");
+	return STATUS_FATAL;
 }
 
 /* Before a warm: what it will read, which must fit in the memory the
@@ -311,14 +477,16 @@ static uint64_t missing_bytes(struct run *run)
 static int plan_warm(struct run *run)
 {
 	const struct options *opts = run->opts;
-	uint64_t available;
+	uint64_t available, range_bytes = 0;
 
+	if (opts->action == ACTION_LOCK)
+		return plan_lock(run);
 	if (opts->action == ACTION_LISTED) {
 		run->snapshot = snapshot_open(opts->warm_from, run->setup.page_size, &run->to_read);
 		if (!run->snapshot)
 			return STATUS_USAGE;
 	} else if (opts->action == ACTION_WARM) {
-		run->to_read = missing_bytes(run);
+		run->to_read = missing_bytes(run, &range_bytes);
 	} else {
 		return STATUS_OK;
 	}
@@ -363,12 +531,19 @@ static bool run_init(struct run *run, const struct options *opts)
 	}
 	rate_limit_init(&run->limit, opts->rate);
 	inspector_init(&run->ins, &run->setup, &run->limit);
+	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
+	run->locks.follow = opts->action == ACTION_LOCK; /* names kept: SIGHUP's walk tells them */
+	if (opts->format == FORMAT_NDJSON && !opts->output_file)
+		run->locks.changes = stdout;
+	if (opts->action == ACTION_LOCK)
+		run->req.locks = &run->locks;
 	return true;
 }
 
 static void run_free(struct run *run)
 {
 	cgroup_set_free(&run->cgroups);
+	lock_set_free(&run->locks); /* unlocked, before the exit */
 	snapshot_free(run->snapshot);
 	inspector_free(&run->ins);
 	rate_limit_free(&run->limit);
@@ -386,6 +561,15 @@ int run_inspection(const struct options *opts)
 		msg("cachestat(2) is unavailable (%s): using mincore(2), which knows cached "
 		    "pages only\n", strerror(run.setup.fallback_errno));
 
+	/* --daemon: the parent waits here until the daemon holds */
+	int ready = -1;
+	if (opts->daemon) {
+		int told = lock_daemon_start(&ready);
+		if (told >= 0) {
+			run_free(&run);
+			return told;
+		}
+	}
 	int status = plan_warm(&run);
 	if (status == STATUS_OK && opts->ncgroups &&
 	    !cgroup_resolve(opts->cgroups, opts->ncgroups, &run.cgroups))
@@ -395,10 +579,21 @@ int run_inspection(const struct options *opts)
 		status = browse_run(&cfg, opts->npids ? NULL : opts->operands, opts->pids,
 				    opts->npids);
 	} else if (status == STATUS_OK) {
-		if (opts->interval || opts->output_file)
-			signals_catch(opts->interval > 0);
+		bool lock = opts->action == ACTION_LOCK;
+		if (opts->interval || opts->output_file || lock)
+			signals_catch(opts->interval > 0 || lock);
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
+		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
+			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, status)) {
+				hold_locks(&run);
+				lock_notify("STOPPING=1\nSTATUS=unlocking");
+			} else {
+				status = STATUS_FATAL;
+			}
+			if (opts->daemon && opts->pidfile && status != STATUS_FATAL)
+				(void)user_unlinkat(AT_FDCWD, opts->pidfile, 0);
+		}
 		say_nothing_to_judge(opts, status, &outcome);
 	}
 	run_free(&run);

@@ -22,6 +22,7 @@ static const int ending[] = {
 
 static bool watching;
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t hup_rewalks, hup_pending;
 static void (*volatile cleanup_on_death)(void);
 /* The thread whose descriptor table and credentials the cleanup needs:
  * a worker of -j has its own of each. */
@@ -48,6 +49,10 @@ static void on_signal(int sig, siginfo_t *info, void *context)
 	 * wait */
 	if (watching && !stop_signal && (sig == SIGINT || sig == SIGTERM)) {
 		stop_signal = sig;
+		return;
+	}
+	if (hup_rewalks && sig == SIGHUP) {
+		hup_pending = 1;
 		return;
 	}
 	void (*cleanup)(void) = cleanup_on_death;
@@ -87,6 +92,18 @@ void signals_catch(bool watch)
 		    (sigaction(sig, NULL, &was) == 0 && was.sa_handler != SIG_IGN))
 			sigaction(sig, &sa, NULL);
 	}
+}
+
+void signals_hup_rewalks(void)
+{
+	hup_rewalks = 1;
+}
+
+bool signals_take_hup(void)
+{
+	bool came = hup_pending;
+	hup_pending = 0;
+	return came;
 }
 
 int signals_stop_requested(void)

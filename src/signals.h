@@ -20,6 +20,12 @@
  * but for SIGINT and SIGTERM under -i. */
 void signals_catch(bool watch);
 
+/* From now on (a --lock that holds), SIGHUP asks for the files to be
+ * walked again instead of ending the run; signals_take_hup says whether
+ * one came since it was last asked. */
+void signals_hup_rewalks(void);
+bool signals_take_hup(void);
+
 /* The signal that asked a watch to stop, or 0. */
 int signals_stop_requested(void);
 

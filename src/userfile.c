@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -43,6 +44,43 @@ int user_safe_open(struct opener *o, struct file_ref *ref, struct stat *st, int 
 	int fd = safe_open(o, ref, st, err);
 	caps_user_end();
 	return fd;
+}
+
+int user_write_pidfile(const char *path, pid_t pid)
+{
+	char text[32];
+	int len = snprintf(text, sizeof text, "%ld\n", (long)pid);
+	int fd = user_openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY,
+			     0644);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, (size_t)len) != len) {
+		int err = errno ? errno : EIO;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return close(fd);
+}
+
+int user_psi_trigger(const char *path, const char *trigger)
+{
+	int fd = user_openat(AT_FDCWD, path, O_RDWR | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return -1;
+	size_t len = strlen(trigger) + 1; /* the kernel takes the NUL too */
+	if (write(fd, trigger, len) != (ssize_t)len) {
+		int err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+int user_open_devnull(void)
+{
+	return user_openat(AT_FDCWD, "/dev/null", O_RDWR | O_NOCTTY, 0);
 }
 
 int user_fstatat(int dirfd, const char *path, struct stat *st, int flags)

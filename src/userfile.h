@@ -31,6 +31,18 @@ int user_fchmod(int fd, mode_t mode);
 int user_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 int user_unlinkat(int dirfd, const char *path, int flags);
 
+/* --pidfile: path created or replaced, never through a symbolic link
+ * (O_NOFOLLOW), mode 0644, holding "PID\n". */
+int user_write_pidfile(const char *path, pid_t pid);
+
+/* A pressure stall trigger (PSI): the file path (/proc/pressure/memory,
+ * a cgroup's memory.pressure) opened and trigger ("some 100000 2000000")
+ * written to it; the descriptor polls POLLPRI when it fires. */
+int user_psi_trigger(const char *path, const char *trigger);
+
+/* /dev/null for reading and writing: a daemon's standard descriptors. */
+int user_open_devnull(void);
+
 /* A list to read (--files0-from, --exclude-from): "-" is standard input. */
 FILE *user_fopen_read(const char *path);
 

@@ -693,9 +693,9 @@ assert_nothing_done() {
 	assert_nothing_done
 	refused "--evict, --warm and --warm-from exclude each other" -- --warm --warm-from=snap.ndjson
 	assert_nothing_done
-	refused "--rate needs --warm or --warm-from" -- --rate=1M cold
+	refused "--rate needs --warm, --warm-from or --lock" -- --rate=1M cold
 	assert_nothing_done
-	refused "--rate needs --warm or --warm-from" -- --evict --rate=1M hot
+	refused "--rate needs --warm, --warm-from or --lock" -- --evict --rate=1M hot
 	assert_nothing_done
 	local bad
 	for bad in 0 -1 -1M abc 1M/x /s 1M/s/s "" 0/s 1Q; do
@@ -726,8 +726,8 @@ assert_nothing_done() {
 	assert_nothing_done
 	refused "column 'dropped' in --output needs --evict" -- --warm-from=snap.ndjson -o dropped
 	assert_nothing_done
-	refused "column 'read' in --output needs --warm or --warm-from" -- -o read cold hot
-	refused "column 'read' in --output needs --warm or --warm-from" -- --evict -o read,path cold hot
+	refused "column 'read' in --output needs --warm, --warm-from or --lock" -- -o read cold hot
+	refused "column 'read' in --output needs --warm, --warm-from or --lock" -- --evict -o read,path cold hot
 	assert_nothing_done
 }
 

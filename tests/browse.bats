@@ -519,6 +519,8 @@ table_of() {
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
 		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --evict, --warm, --warm-from or --rate: its keys e and w act on what is chosen, after asking"
 	done
+	run -2 --separate-stderr "$PAGESTAT" --browse --lock t
+	assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --lock: its keys e and w act on what is chosen"
 	for opt in "-s size" --top=3 --output-all --expect-cached=50; do
 		# shellcheck disable=SC2086 # the option and its value
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t

@@ -378,7 +378,8 @@ arrange_three() {
 --cgroup=self --pid=1|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system
 --cgroup=self --system|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system
 --cgroup=self --files0-from=plain|--cgroup inspects its cgroups' processes' files
---cgroup=self --evict|--cgroup cannot be combined with --evict, --warm or --warm-from
+--cgroup=self --evict|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
+--cgroup=self --lock|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
 --cgroup=self -d 1|--cgroup has a row per file and per cgroup: no -d/--max-depth
 --cgroup=self --browse|--cgroup cannot be combined with --browse
 EOF

@@ -61,7 +61,8 @@ files_below() {
 		"${sysconfdir#/}/pagestat/textfile.conf" \
 		"${libexec#/}/textfile" \
 		"${unitdir#/}/pagestat-textfile.service" \
-		"${unitdir#/}/pagestat-textfile.timer" | sort)"
+		"${unitdir#/}/pagestat-textfile.timer" \
+		"${unitdir#/}/pagestat-lock@.service" | sort)"
 	cmp "$srcdir/doc/pagestat.schema.json" "$dest$datadir/pagestat/pagestat.schema.json"
 	run -0 "$dest$prefix/bin/pagestat" --version
 	assert_line --index 0 --regexp '^pagestat [0-9]'
@@ -77,6 +78,9 @@ files_below() {
 	# the installed names, not the source's placeholders
 	run -1 grep -nE '@[a-z]+@' "$dest$libexec/textfile" "$dest$unitdir/pagestat-textfile.service"
 	grep -qx "ExecStart=$libexec/textfile --output=\${TEXTFILE}" "$dest$unitdir/pagestat-textfile.service"
+	run -1 grep -nE '@[a-z]+@' "$dest$unitdir/pagestat-lock@.service"
+	grep -qx "ExecStart=$prefix/bin/pagestat --lock \$OPTIONS -- \$PATHS" "$dest$unitdir/pagestat-lock@.service"
+	grep -qx "EnvironmentFile=$sysconfdir/pagestat/lock.d/%i" "$dest$unitdir/pagestat-lock@.service"
 	grep -qx "pagestat='$prefix/bin/pagestat'" "$dest$libexec/textfile"
 
 	run -0 make -s -C "$BUILDDIR" uninstall DESTDIR="$dest"
@@ -136,13 +140,15 @@ files_below() {
 		opt/ps/etc/pagestat/textfile.conf \
 		opt/ps/share/man/man1/pagestat.1 opt/ps/share/pagestat/pagestat.rules.yml \
 		opt/ps/share/pagestat/pagestat.schema.json \
-		units/pagestat-textfile.service units/pagestat-textfile.timer zsh/fn/_pagestat)"
+		units/pagestat-lock@.service units/pagestat-textfile.service \
+		units/pagestat-textfile.timer zsh/fn/_pagestat)"
 
 	# none given: bash-completion's and systemd's directories below our prefix
 	run -0 --separate-stderr ./configure -q --prefix=/opt/ps
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/default"
 	run -0 files_below "$BATS_TEST_TMPDIR/default"
 	assert_equal "$output" "$(printf '%s\n' opt/ps/etc/pagestat/textfile.conf \
+		opt/ps/lib/systemd/elsewhere/pagestat-lock@.service \
 		opt/ps/lib/systemd/elsewhere/pagestat-textfile.service \
 		opt/ps/lib/systemd/elsewhere/pagestat-textfile.timer \
 		opt/ps/share/bash-completion/elsewhere/pagestat \

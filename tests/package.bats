@@ -148,6 +148,7 @@ answer() {
 		/usr/share/fish/vendor_completions.d/pagestat.fish \
 		/usr/share/pagestat/pagestat.schema.json /usr/share/pagestat/pagestat.rules.yml \
 		/lib/systemd/system/pagestat-textfile.service /lib/systemd/system/pagestat-textfile.timer \
+		/lib/systemd/system/pagestat-lock@.service \
 		/usr/libexec/pagestat/textfile /etc/pagestat/textfile.conf \
 		/usr/share/doc/pagestat/copyright; do
 		assert_file_exists "$f"

@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: MIT */
+/* --lock: the files locked in memory (each range mapped from the user's
+ * own open file, mlock2'd on fault, its pages faulted in once), held
+ * until the run ends. */
+#include <config.h>
+
+#include "lock.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <limits.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBSYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
+
+#include "escape.h"
+#include "fail.h"
+#include "format.h"
+#include "msg.h"
+#include "progress.h"
+#include "status.h"
+#include "system.h"
+#include "userfile.h"
+#include "xalloc.h"
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
+#endif
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+
+/* Bytes faulted in at a time: the pace of --rate and the meter. */
+#define LOCK_CHUNK ((uint64_t)1 << 20)
+
+void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max)
+{
+	*set = (struct lock_set){ .page_size = page_size, .max = max, .inotify = -1,
+				  .budget = UINT64_MAX };
+	pthread_mutex_init(&set->mutex, NULL);
+}
+
+void lock_set_free(struct lock_set *set)
+{
+	/* munmap unlocks too; munlock first says so where it is read */
+	for (size_t i = 0; i < set->nfiles; i++) {
+		if (set->files[i].addr) {
+			(void)munlock(set->files[i].addr, set->files[i].length);
+			(void)munmap(set->files[i].addr, set->files[i].length);
+		}
+		free(set->files[i].path);
+	}
+	free(set->files);
+	if (set->inotify >= 0)
+		close(set->inotify);
+	devino_free(&set->index);
+	pthread_mutex_destroy(&set->mutex);
+	*set = (struct lock_set){ 0 };
+}
+
+/* The number that the file dir/name (or dir alone: name NULL) holds,
+ * read with the user's rights; false when there is none ("max"). */
+static bool read_number(const char *dir, const char *name, uint64_t *v)
+{
+	char path[PATH_MAX], text[64];
+
+	snprintf(path, sizeof path, name ? "%s/%s" : "%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	bool ok = in && fgets(text, sizeof text, in);
+	if (in)
+		fclose(in);
+	if (!ok || text[0] < '0' || text[0] > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return false;
+	*v = n;
+	return true;
+}
+
+/* The first number in a /proc file read with the user's rights, or 0. */
+static uint64_t proc_number(const char *path)
+{
+	uint64_t v = 0;
+
+	return read_number(path, NULL, &v) ? v : 0;
+}
+
+/* The mappings the process has now: the lines of /proc/self/maps. */
+static uint64_t map_count(void)
+{
+	FILE *in = user_fopen_read("/proc/self/maps");
+	uint64_t n = 0;
+	int c;
+
+	if (!in)
+		return 0;
+	while ((c = getc(in)) != EOF)
+		n += c == '\n';
+	fclose(in);
+	return n;
+}
+
+/* ENOMEM from mmap: the process's mappings at vm.max_map_count, or the
+ * kernel short of memory. */
+static int map_failed(struct lock_set *set, int err)
+{
+	if (err != ENOMEM)
+		return err;
+	uint64_t most = proc_number("/proc/sys/vm/max_map_count");
+	uint64_t now = map_count();
+	/* a few below: the libraries' mappings come and go */
+	if (!most || now + 8 < most)
+		return err;
+	pthread_mutex_lock(&set->mutex);
+	if (!set->mapcount_files++) {
+		set->map_count = now;
+		set->max_map_count = most;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return FAIL_MAPCOUNT;
+}
+
+/* How the missing pages are read: where the range is not the whole file,
+ * exactly (the fault's read-around is off, MADV_RANDOM, and each chunk is
+ * read ahead with WILLNEED on the file: nothing outside the range is
+ * read); else through the faults' read-around, in large reads. */
+struct reading {
+	int fd;         /* exact: the file */
+	uint64_t start; /* exact: the file offset of the mapping */
+	bool exact;
+	bool paced;     /* the missing pages: pace and count them */
+	lock_pace_fn *pace;
+	void *ctx;
+};
+
+/* Fault in [from, to) of the mapping (offsets in it), each page mapped
+ * and so locked; a page not cached is read, once. */
+static int populate(char *addr, uint64_t from, uint64_t to, const struct reading *r)
+{
+	bool paced = r->paced;
+
+	while (from < to) {
+		uint64_t n = to - from < LOCK_CHUNK ? to - from : LOCK_CHUNK;
+		if (paced && r->pace)
+			r->pace(r->ctx, n);
+		if (paced && r->exact)
+			(void)posix_fadvise(r->fd, (off_t)(r->start + from), (off_t)n,
+					    POSIX_FADV_WILLNEED);
+		if (madvise(addr + from, n, MADV_POPULATE_READ) != 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		if (paced)
+			progress_read(n);
+		from += n;
+	}
+	return 0;
+}
+
+/* The index of (dev, ino) in the set, or SIZE_MAX; under the mutex. */
+static size_t find(struct lock_set *set, const struct stat *st)
+{
+	if (!st->st_ino || !devino_has(&set->index, st->st_dev, st->st_ino))
+		return SIZE_MAX;
+	return devino_put(&set->index, st->st_dev, st->st_ino, 0);
+}
+
+/* Under the mutex: f's mapping released (it is locked no more). */
+static void release(struct lock_set *set, struct locked_file *f)
+{
+	(void)munlock(f->addr, f->length);
+	(void)munmap(f->addr, f->length);
+	set->locked_bytes -= f->length;
+	set->nlive--;
+	f->addr = NULL;
+	f->length = 0;
+}
+
+/* Is (dev, ino) locked already with this range (length bytes): its pages
+ * in *pages.  When followed, a file met with another range (grown,
+ * shrunk) is released, to be locked again. */
+static bool still_locked(struct lock_set *set, const struct stat *st, size_t length,
+			 uint64_t *pages)
+{
+	bool same = false;
+
+	pthread_mutex_lock(&set->mutex);
+	size_t at = find(set, st);
+	if (at != SIZE_MAX) {
+		struct locked_file *f = &set->files[at];
+		/* a file unlocked before (deleted) met again is new: record's */
+		if (f->addr && (f->length == length || !set->following)) {
+			*pages = f->length / set->page_size;
+			same = true;
+			f->seen = set->pass;
+		} else if (f->addr) {
+			release(set, f); /* grown or shrunk: locked again */
+			f->seen = set->pass;
+		} else if (f->yielded) {
+			f->seen = set->pass; /* there still, to be locked again */
+		}
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return same;
+}
+
+/* Record a locked mapping; false when another thread locked the file
+ * meanwhile.  path (when followed, or NULL) is the set's from here. */
+static bool record(struct lock_set *set, const struct stat *st, void *addr, size_t length,
+		   char *path)
+{
+	bool added = false;
+
+	pthread_mutex_lock(&set->mutex);
+	size_t at = find(set, st);
+	if (at == SIZE_MAX || !set->files[at].addr) {
+		if (at == SIZE_MAX) {
+			XGROW(set->files, set->cap, set->nfiles + 1);
+			at = set->nfiles++;
+			set->files[at] = (struct locked_file){ .fresh = set->following };
+			if (st->st_ino)
+				(void)devino_put(&set->index, st->st_dev, st->st_ino, at);
+		} else if (set->files[at].yielded) {
+			set->files[at].yielded = false;
+			set->files[at].again = true;
+		} else if (set->files[at].seen != set->pass) {
+			/* a new file where an unlocked one's inode was */
+			set->files[at].fresh = set->following;
+			set->files[at].was = 0;
+		}
+		struct locked_file *f = &set->files[at];
+		f->addr = addr;
+		f->length = length;
+		f->seen = set->pass;
+		if (path) {
+			free(f->path);
+			f->path = path;
+			path = NULL;
+		}
+		set->locked_bytes += length;
+		set->nlive++;
+		added = true;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	free(path);
+	return added;
+}
+
+/* The name of the open file fd, absolute (its /proc link), or NULL. */
+static char *name_of(int fd)
+{
+	char link[64], name[PATH_MAX];
+
+	snprintf(link, sizeof link, "/proc/thread-self/fd/%d", fd);
+	ssize_t n = readlink(link, name, sizeof name - 1);
+	if (n <= 0 || name[0] != '/')
+		return NULL;
+	name[n] = '\0';
+	return xstrdup(name);
+}
+
+/* --lock-max: from the first file that does not fit, every one is left
+ * out (the walk's order: run.c walks with one thread).  --reserve: a
+ * pass locks anew only what its budget allows. */
+static bool left_out(struct lock_set *set, uint64_t length)
+{
+	bool out;
+
+	pthread_mutex_lock(&set->mutex);
+	if (set->budget != UINT64_MAX) {
+		out = length > set->budget;
+		if (!out)
+			set->budget -= length;
+		pthread_mutex_unlock(&set->mutex);
+		return out;
+	}
+	out = set->max && (set->left_files || set->locked_bytes + length > set->max);
+	if (out) {
+		set->left_files++;
+		set->left_bytes += length;
+	}
+	pthread_mutex_unlock(&set->mutex);
+	return out;
+}
+
+int lock_file(struct lock_set *set, int fd, const struct stat *st,
+	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
+	      lock_pace_fn *pace, void *ctx, uint64_t *pages, uint64_t *read)
+{
+	uint64_t page = set->page_size, size = (uint64_t)st->st_size, end = size;
+
+	*pages = *read = 0;
+	uint64_t start = range->offset / page * page;
+	if (range->length && range->offset + range->length > range->offset &&
+	    range->offset + range->length < end)
+		end = range->offset + range->length;
+	if (start >= end || start > (uint64_t)INT64_MAX) {
+		(void)still_locked(set, st, 0, pages); /* followed: shrunk to nothing */
+		return 0; /* nothing of the file in the range */
+	}
+	end = (end + page - 1) / page * page;
+	size_t length = (size_t)(end - start);
+	if (still_locked(set, st, length, pages) || left_out(set, length))
+		return 0;
+
+	char *addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	if (addr == MAP_FAILED)
+		return map_failed(set, errno);
+	/* locked before anything is read: each page is locked as it comes */
+	if (mlock2(addr, length, MLOCK_ONFAULT) != 0) {
+		int err = errno;
+		munmap(addr, length);
+		if (err != ENOMEM && err != EPERM)
+			return err;
+		pthread_mutex_lock(&set->mutex);
+		set->memlock_files++;
+		set->memlock_bytes += length;
+		pthread_mutex_unlock(&set->mutex);
+		return FAIL_MEMLOCK;
+	}
+	struct reading r = { .fd = fd, .start = start, .pace = pace, .ctx = ctx, .paced = true,
+			     .exact = start > 0 || end < size };
+	if (r.exact)
+		(void)madvise(addr, length, MADV_RANDOM);
+	int err = 0;
+	/* the missing pages first, paced: they are what is read */
+	for (size_t i = 0; i < nmissing && !err; i++) {
+		uint64_t from = missing[i].offset / page * page;
+		uint64_t to = missing[i].offset + missing[i].length;
+		if (to < from || to > end)
+			to = end;
+		to = (to + page - 1) / page * page;
+		if (from < start)
+			from = start;
+		if (from < to) {
+			err = populate(addr, from - start, to - start, &r);
+			*read += (to - from) / page;
+		}
+	}
+	/* then the rest, cached already: mapped, so locked, nothing read */
+	r.paced = false;
+	if (!err)
+		err = populate(addr, 0, length, &r);
+	if (err) {
+		munmap(addr, length);
+		*read = 0;
+		return err;
+	}
+	*pages = length / page;
+	if (!record(set, st, addr, length, set->follow ? name_of(fd) : NULL))
+		munmap(addr, length); /* another thread locked it meanwhile */
+	return 0;
+}
+
+/* The events a directory is watched for: a file in it written, truncated,
+ * created, deleted, renamed in or out. */
+#define WATCHED (IN_MODIFY | IN_CLOSE_WRITE | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
+		 IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF)
+
+struct watch_call {
+	int inotify;
+	const char *dir;
+};
+
+static int add_watch(void *arg)
+{
+	const struct watch_call *w = arg;
+	return inotify_add_watch(w->inotify, w->dir, WATCHED | IN_ONLYDIR);
+}
+
+/* Watch the directory of path (a file's), or path itself (a directory),
+ * with the user's rights (a setcap pagestat's capabilities would let it
+ * watch a directory its user may not read). */
+static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (is_dir || !slash) {
+		snprintf(dir, sizeof dir, "%s", is_dir ? path : ".");
+	} else {
+		size_t len = slash == path ? 1 : (size_t)(slash - path);
+		if (len >= sizeof dir)
+			return;
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	/* the same directory twice is one watch: the kernel's */
+	struct watch_call w = { set->inotify, dir };
+	(void)user_call(add_watch, &w);
+}
+
+int lock_follow_start(struct lock_set *set, char *const *operands)
+{
+	set->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (set->inotify < 0) {
+		msg("--lock: cannot follow the files (inotify): %s; they stay locked as they are\n",
+		    strerror(errno));
+		return -1;
+	}
+	set->following = true;
+	for (size_t i = 0; i < set->nfiles; i++)
+		if (set->files[i].addr && set->files[i].path)
+			watch_dir_of(set, set->files[i].path, false);
+	for (size_t i = 0; operands && operands[i]; i++) {
+		struct stat st;
+		if (user_fstatat(AT_FDCWD, operands[i], &st, 0) == 0)
+			watch_dir_of(set, operands[i], S_ISDIR(st.st_mode));
+	}
+	return set->inotify;
+}
+
+/* Read every event waiting: which file changed does not matter, the pass
+ * walks them all. */
+static void drain(int fd)
+{
+	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+}
+
+void lock_follow_begin(struct lock_set *set)
+{
+	/* the events of one change come together: a rename, a write */
+	if (set->inotify >= 0) {
+		struct timespec settle = { 0, 50 * 1000000L };
+		nanosleep(&settle, NULL);
+		drain(set->inotify);
+	}
+	set->pass++;
+	for (size_t i = 0; i < set->nfiles; i++) {
+		set->files[i].was = set->files[i].length;
+		set->files[i].fresh = false;
+	}
+}
+
+/* --format=ndjson: the change as a line of its own, with its time:
+ * {"time":...,"change":"grew","path":...,"locked":P,"locked_bytes":B}. */
+static void tell_change(const struct lock_set *set, const char *path, const char *change,
+			uint64_t length)
+{
+	FILE *out = set->changes;
+	struct timespec now;
+	struct tm tm;
+	char when[32];
+
+	if (!out)
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	if (strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		return;
+	fprintf(out, "{\"time\":\"%s.%03ldZ\",\"change\":\"%s\",\"path\":", when,
+		now.tv_nsec / 1000000, change);
+	const char *name = path ? path : "";
+	if (!esc_json_string(out, name, strlen(name))) {
+		fputs(",\"path_base64\":\"", out);
+		esc_base64(out, name, strlen(name));
+		fputc('"', out);
+	}
+	fprintf(out, ",\"locked\":%" PRIu64 ",\"locked_bytes\":%" PRIu64 "}\n",
+		length / set->page_size, length);
+	(void)fflush(out);
+}
+
+/* A fresh file found where a removed one was (the same name): replaced. */
+static struct locked_file *fresh_named(struct lock_set *set, const char *path)
+{
+	for (size_t i = 0; path && i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		if (f->fresh && f->addr && f->path && strcmp(f->path, path) == 0)
+			return f;
+	}
+	return NULL;
+}
+
+void lock_follow_end(struct lock_set *set)
+{
+	char bytes[FMT_BUFSIZE];
+
+	for (size_t i = 0; i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		if (f->yielded && f->seen != set->pass)
+			f->yielded = false; /* gone meanwhile */
+		if (f->again) {
+			f->again = false;
+			f->was = f->length;
+			fmt_human(bytes, f->length);
+			msg("--lock: %s: locked again (%s): memory is available again\n",
+			    f->path ? f->path : "a file", bytes);
+			tell_change(set, f->path, "locked again", f->length);
+		}
+		if (f->seen == set->pass || !f->addr)
+			continue;
+		/* not met: deleted, renamed away or replaced */
+		size_t length = f->length;
+		release(set, f);
+		struct locked_file *now = fresh_named(set, f->path);
+		if (now) {
+			now->fresh = false;
+			now->was = now->length; /* told here, not as grown */
+			fmt_human(bytes, now->length);
+			msg("--lock: %s: replaced; the new file locked (%s)\n", now->path, bytes);
+			tell_change(set, now->path, "replaced", now->length);
+			continue;
+		}
+		fmt_human(bytes, length);
+		msg("--lock: %s: deleted or renamed away; unlocked (%s given back)\n",
+		    f->path ? f->path : "a file", bytes);
+		tell_change(set, f->path, "deleted", 0);
+	}
+	for (size_t i = 0; i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		if (f->seen != set->pass || !f->path)
+			continue;
+		if (f->fresh && f->addr) {
+			fmt_human(bytes, f->length);
+			msg("--lock: %s: new; locked (%s)\n", f->path, bytes);
+			tell_change(set, f->path, "new", f->length);
+			watch_dir_of(set, f->path, false);
+		} else if (!f->fresh && f->length != f->was) {
+			fmt_human(bytes, f->length);
+			msg("--lock: %s: %s to %s; %s\n", f->path, f->length > f->was ? "grew" : "shrank",
+			    bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
+			tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
+		}
+		f->fresh = false;
+	}
+}
+
+
+/* The value of key in the file dir/name of "key value" lines, or 0. */
+static uint64_t stat_value(const char *dir, const char *name, const char *key)
+{
+	char path[PATH_MAX], line[256];
+	size_t len = strlen(key);
+	uint64_t v = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	while (in && fgets(line, sizeof line, in))
+		if (strncmp(line, key, len) == 0 && line[len] == ' ')
+			v = strtoull(line + len + 1, NULL, 10);
+	if (in)
+		fclose(in);
+	return v;
+}
+
+/* The directory of this process's memory cgroup (v1's memory hierarchy,
+ * else v2's), under /sys/fs/cgroup; false when there is none. */
+static bool memory_cgroup(char *dir, size_t size, bool *v2)
+{
+	FILE *in = user_fopen_read("/proc/self/cgroup");
+	char line[PATH_MAX];
+	bool found = false;
+
+	while (in && !found && fgets(line, sizeof line, in)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *ctl = strchr(line, ':');
+		char *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		ctl++;
+		if (strcmp(ctl, "memory") == 0 || strstr(ctl, "memory,") || strstr(ctl, ",memory")) {
+			snprintf(dir, size, "/sys/fs/cgroup/memory%s", path);
+			*v2 = false;
+			found = true;
+		} else if (*ctl == '\0') {
+			snprintf(dir, size, "/sys/fs/cgroup%s", path);
+			*v2 = true; /* kept unless a v1 memory line follows */
+		}
+	}
+	if (in)
+		fclose(in);
+	return found || *v2;
+}
+
+bool lock_available(uint64_t *available, uint64_t *limit)
+{
+	uint64_t total;
+	char dir[PATH_MAX];
+	bool v2 = false;
+
+	if (!system_meminfo("MemAvailable", available) || !system_meminfo("MemTotal", &total))
+		return false;
+	*limit = total;
+	if (!memory_cgroup(dir, sizeof dir, &v2))
+		return true;
+	uint64_t cg_limit, usage, file;
+	if (v2) {
+		if (!read_number(dir, "memory.max", &cg_limit) ||
+		    !read_number(dir, "memory.current", &usage))
+			return true; /* "max": no limit */
+		file = stat_value(dir, "memory.stat", "file") -
+		       stat_value(dir, "memory.stat", "unevictable");
+	} else {
+		if (!read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
+		    !read_number(dir, "memory.usage_in_bytes", &usage))
+			return true;
+		file = stat_value(dir, "memory.stat", "total_active_file") +
+		       stat_value(dir, "memory.stat", "total_inactive_file");
+	}
+	if (cg_limit >= total)
+		return true; /* no limit of its own */
+	*limit = cg_limit;
+	/* its file pages are available as the kernel's MemAvailable counts them */
+	uint64_t cg_available = cg_limit > usage ? cg_limit - usage : 0;
+	cg_available += file;
+	if (cg_available > cg_limit)
+		cg_available = cg_limit;
+	if (cg_available < *available)
+		*available = cg_available;
+	return true;
+}
+
+int lock_pressure_trigger(void)
+{
+	char dir[PATH_MAX];
+	bool v2 = false;
+	/* 100 ms of stall in 2 s: a window a user may set too */
+	const char *trigger = "some 100000 2000000";
+
+	if (memory_cgroup(dir, sizeof dir, &v2) && v2) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof path, "%s/memory.pressure", dir);
+		int fd = user_psi_trigger(path, trigger);
+		if (fd >= 0)
+			return fd;
+	}
+	return user_psi_trigger("/proc/pressure/memory", trigger);
+}
+
+void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
+{
+	char have[FMT_BUFSIZE], keep[FMT_BUFSIZE], bytes[FMT_BUFSIZE];
+	uint64_t given = 0;
+
+	fmt_human(have, available);
+	fmt_human(keep, reserve);
+	pthread_mutex_lock(&set->mutex);
+	for (size_t i = set->nfiles; i-- > 0 && available + given < reserve;) {
+		struct locked_file *f = &set->files[i];
+		if (!f->addr)
+			continue;
+		size_t length = f->length;
+		release(set, f);
+		f->yielded = true;
+		given += length;
+		fmt_human(bytes, length);
+		msg("--lock: %s: unlocked (%s): %s available, below --reserve=%s\n",
+		    f->path ? f->path : "a file", bytes, have, keep);
+		tell_change(set, f->path, "unlocked for --reserve", 0);
+	}
+	pthread_mutex_unlock(&set->mutex);
+}
+
+bool lock_yielded(const struct lock_set *set)
+{
+	for (size_t i = 0; i < set->nfiles; i++)
+		if (set->files[i].yielded)
+			return true;
+	return false;
+}
+
+bool lock_say_refused(const struct lock_set *set)
+{
+	bool told = false;
+
+	if (set->memlock_files) {
+		char have[FMT_BUFSIZE], left[FMT_BUFSIZE], asked[FMT_BUFSIZE], limit[FMT_BUFSIZE];
+		struct rlimit rl = { 0 };
+		(void)getrlimit(RLIMIT_MEMLOCK, &rl);
+		fmt_human(have, set->locked_bytes);
+		fmt_human(left, set->memlock_bytes);
+		fmt_human(asked, set->locked_bytes + set->memlock_bytes);
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(limit, sizeof limit, "unlimited");
+		else
+			fmt_human(limit, (uint64_t)rl.rlim_cur);
+		msg("--lock: %" PRIu64 " file%s (%s) not locked: the locked-memory limit "
+		    "(RLIMIT_MEMLOCK) is %s and %s was asked (%s is locked and held); to lock "
+		    "it all, raise the limit with 'ulimit -l' (KiB, or unlimited), with "
+		    "LimitMEMLOCK= in a systemd unit, or run pagestat with CAP_IPC_LOCK (as root, "
+		    "or AmbientCapabilities=CAP_IPC_LOCK in a unit)\n",
+		    set->memlock_files, set->memlock_files > 1 ? "s" : "", left, limit, asked, have);
+		told = true;
+	}
+	if (set->mapcount_files) {
+		msg("--lock: %" PRIu64 " file%s not locked: the process has %" PRIu64 " mappings, "
+		    "and the sysctl vm.max_map_count allows %" PRIu64 " (each file locked is one); "
+		    "raise it (sysctl -w vm.max_map_count=N) or lock fewer files\n",
+		    set->mapcount_files, set->mapcount_files > 1 ? "s" : "", set->map_count,
+		    set->max_map_count);
+		told = true;
+	}
+	return told;
+}
+
+void lock_say_left_out(const struct lock_set *set, const char *max_arg)
+{
+	char bytes[FMT_BUFSIZE], have[FMT_BUFSIZE];
+
+	if (!set->left_files)
+		return;
+	fmt_human(bytes, set->left_bytes);
+	fmt_human(have, set->locked_bytes);
+	msg("--lock-max=%s: %" PRIu64 " file%s (%s) left out, the last in walk order (their rows "
+	    "show 0 locked); %s is locked\n",
+	    max_arg, set->left_files, set->left_files > 1 ? "s" : "", bytes, have);
+}
+
+int lock_daemon_start(int *ready)
+{
+	int pipefd[2];
+
+	(void)fflush(stdout);
+	(void)fflush(stderr);
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		msg("--daemon: cannot make a pipe: %s\n", strerror(errno));
+		return STATUS_FATAL;
+	}
+	pid_t child = fork();
+	if (child < 0) {
+		msg("--daemon: cannot fork: %s\n", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return STATUS_FATAL;
+	}
+	if (child == 0) {
+		close(pipefd[0]);
+		(void)setsid();
+		*ready = pipefd[1];
+		return -1;
+	}
+	close(pipefd[1]);
+	unsigned char status;
+	ssize_t n;
+	while ((n = read(pipefd[0], &status, 1)) < 0 && errno == EINTR)
+		;
+	close(pipefd[0]);
+	if (n == 1)
+		return status; /* the daemon holds */
+	/* it ended before it held: its status */
+	int ws;
+	while (waitpid(child, &ws, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(ws) ? WEXITSTATUS(ws) : STATUS_FATAL;
+}
+
+bool lock_daemon_ready(int ready, const char *pidfile, int status)
+{
+	bool ok = true;
+
+	if (pidfile && user_write_pidfile(pidfile, getpid()) != 0) {
+		msg("cannot write --pidfile ");
+		msg_name_str(pidfile);
+		msg_more(": %s\n", strerror(errno));
+		status = STATUS_FATAL;
+		ok = false;
+	}
+	unsigned char byte = (unsigned char)status;
+	(void)fflush(stdout);
+	(void)fflush(stderr);
+	if (write(ready, &byte, 1) != 1)
+		ok = ok && errno == EPIPE;
+	close(ready);
+	if (!ok)
+		return false;
+	int null = user_open_devnull();
+	if (null >= 0) {
+		for (int fd = 0; fd <= 2; fd++)
+			(void)dup2(null, fd);
+		if (null > 2)
+			close(null);
+	}
+	return true;
+}
+
+#ifdef HAVE_LIBSYSTEMD
+#define LIBSYSTEMD_SONAME "libsystemd.so.0"
+
+void lock_notify(const char *state)
+{
+	static int (*notify)(int unset_environment, const char *state);
+	static bool loaded;
+
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	if (!loaded) {
+		loaded = true;
+		void *handle = dlopen(LIBSYSTEMD_SONAME, RTLD_NOW | RTLD_LOCAL);
+		if (handle)
+			notify = (__typeof__(&sd_notify))dlsym(handle, "sd_notify");
+		if (!notify) {
+			const char *why = dlerror();
+			msg("cannot tell systemd (NOTIFY_SOCKET): %s\n", why ? why : LIBSYSTEMD_SONAME);
+		}
+	}
+	if (notify && notify(0, state) < 0)
+		msg("cannot tell systemd (NOTIFY_SOCKET) %s\n", state);
+}
+#else
+void lock_notify(const char *state)
+{
+	(void)state;
+}
+#endif
+
+void lock_say_holding(const struct lock_set *set, bool quiet)
+{
+	char bytes[FMT_BUFSIZE], state[128];
+
+	fmt_human(bytes, set->locked_bytes);
+	snprintf(state, sizeof state, "READY=1\nSTATUS=%zu file%s, %s locked: holding", set->nlive,
+		 set->nlive == 1 ? "" : "s", bytes);
+	lock_notify(state);
+	if (quiet)
+		return;
+	msg("--lock: %zu file%s, %" PRIu64 " bytes (%s) locked by pid %ld: holding until SIGINT "
+	    "or SIGTERM\n",
+	    set->nlive, set->nlive == 1 ? "" : "s", set->locked_bytes, bytes, (long)getpid());
+}
