@@ -41,6 +41,7 @@ void agg_stat_add(struct pagecache_stat *into, const struct pagecache_stat *from
 	into->recently_evicted += from->recently_evicted;
 	into->dropped += from->dropped;
 	into->read += from->read;
+	into->charged += from->charged;
 	into->known &= from->known;
 }
 

@@ -34,6 +34,7 @@ enum column_id {
 	COL_SEGMENTS,
 	COL_EXTENTS,
 	COL_DELTA,
+	COL_CHARGED,
 	COL_COUNT
 };
 
@@ -57,6 +58,7 @@ enum column_need {
 	NEED_EVICT,    /* --evict */
 	NEED_WARM,     /* --warm or --warm-from */
 	NEED_SYSTEM,   /* --system */
+	NEED_CHARGED,  /* --charged */
 };
 
 /* The fields in the order a row of the table reads, whatever the padding

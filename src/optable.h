@@ -35,6 +35,7 @@ enum {
 	OPT_SYSTEM,
 	OPT_BROWSE,
 	OPT_CGROUP,
+	OPT_CHARGED,
 };
 
 /* The groups of --help, in its order. */

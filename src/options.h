@@ -53,6 +53,8 @@ struct options {
 	bool browse;                /* --browse: the full-screen interface */
 	const char **cgroups;       /* --cgroup, as given, in order; else NULL */
 	size_t ncgroups;
+	bool charged;               /* --charged: pages charged to the cgroup */
+	bool cgroup_walks;          /* --cgroup --charged with FILE operands: walk them */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

@@ -42,6 +42,8 @@ struct pagecache_stat {
 	/* what an action did: pages of the range dropped (--evict) or read
 	 * (--warm, --warm-from) */
 	uint64_t dropped, read;
+	/* --charged: cached pages of the range charged to the cgroup */
+	uint64_t charged;
 	/* with PCS_IDENTITY: what tells that the file changed since (a
 	 * snapshot's rows carry it for --warm-from) */
 	uint64_t inode, file_size, mtime, mtime_nsec;
@@ -100,6 +102,7 @@ struct probe_out {
 void probe_out_free(struct probe_out *out);
 
 struct overlays;
+struct charge;
 
 /* What the measure of every file in a run shares, chosen once at
  * start-up: the same for every thread. */
@@ -109,6 +112,7 @@ struct probe_setup {
 	uint64_t page_size;
 	bool fowner;               /* CAP_FOWNER effective: the owner rule is passed */
 	struct overlays *overlays; /* overlayfs's mounts, looked up by every thread */
+	const struct charge *charge; /* --charged, or NULL */
 };
 
 /* Choose the method (auto tries cachestat on a file of its own) into
