@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -90,25 +91,29 @@ int charge_init(struct charge *c, const char *const *dirs, size_t ndirs, uint64_
 		}
 	}
 	qsort(c->inodes, c->ninodes, sizeof *c->inodes, cmp_u64);
-	c->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (c->pagemap_fd < 0) {
+	/* the kernel's files, not a user's: CAP_SYS_ADMIN is checked as they
+	 * are opened, and each stream is only its descriptor for pread */
+	c->pagemap = fopen("/proc/self/pagemap", "re");
+	if (!c->pagemap) {
 		*why = "cannot open /proc/self/pagemap";
 		return errno;
 	}
-	c->kpagecgroup_fd = open("/proc/kpagecgroup", O_RDONLY | O_CLOEXEC);
-	if (c->kpagecgroup_fd < 0) {
+	c->kpagecgroup = fopen("/proc/kpagecgroup", "re");
+	if (!c->kpagecgroup) {
 		*why = "cannot open /proc/kpagecgroup (a kernel without CONFIG_MEMCG?)";
 		return errno;
 	}
+	c->pagemap_fd = fileno(c->pagemap);
+	c->kpagecgroup_fd = fileno(c->kpagecgroup);
 	return 0;
 }
 
 void charge_free(struct charge *c)
 {
-	if (c->pagemap_fd >= 0)
-		close(c->pagemap_fd);
-	if (c->kpagecgroup_fd >= 0)
-		close(c->kpagecgroup_fd);
+	if (c->pagemap)
+		fclose(c->pagemap);
+	if (c->kpagecgroup)
+		fclose(c->kpagecgroup);
 	free(c->inodes);
 	*c = (struct charge){ .pagemap_fd = -1, .kpagecgroup_fd = -1 };
 }

@@ -8,8 +8,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct charge {
+	FILE *pagemap, *kpagecgroup; /* opened once a run; NULL until then */
 	int pagemap_fd;     /* /proc/self/pagemap, read with pread by every thread */
 	int kpagecgroup_fd; /* /proc/kpagecgroup */
 	uint64_t *inodes;   /* the cgroups' directories and those below, sorted */
