@@ -552,3 +552,21 @@ assert_undisturbed() {
 --cgroup=pagestat-no-such-cgroup --charged plain|pagestat: --cgroup 'pagestat-no-such-cgroup': does not exist
 EOF
 }
+
+@test "--cgroup --charged -j 2: the workers (descriptor tables of their own) count what -j 1 does" {
+	require_charged
+	mkdir dir
+	local i
+	for ((i = 0; i < 40; i++)); do
+		fresh_file "dir/f$i" $((4 * PAGE))
+	done
+	for ((i = 0; i < 40; i += 2)); do
+		run_inside "$PCARRANGE" cache "dir/f$i" 0 3
+	done
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -a -J -j 1 -o path,cached,charged dir
+	local one=$output
+	assert_equal "$(json_field .total.charged)" 60
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -a -J -j 2 -o path,cached,charged dir
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -c '[.rows[]] | sort_by(.path)' <<<"$output")" "$(jq -c '[.rows[]] | sort_by(.path)' <<<"$one")"
+}
