@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,8 +54,11 @@ static int collect(struct charge *c, size_t *cap, int dirfd, int depth)
 	}
 	struct dirent *e;
 	int err = 0;
+	/* one thread reads this stream (readdir_r is deprecated) */
+	// cppcheck-suppress readdirCalled
 	while (!err && (e = readdir(dir)) != NULL) {
-		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+		if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0)
 			continue;
 		int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0) {
