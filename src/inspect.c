@@ -69,6 +69,8 @@ const char *inspect_failure_what(const struct file_request *req)
 	case ACTION_WARM:
 	case ACTION_LISTED:
 		return "cannot warm";
+	case ACTION_LOCK:
+		return "cannot lock";
 	default:
 		return "cannot inspect";
 	}
