@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "action.h"
 #include "browse_tree.h"
 #include "escape.h"
 #include "fail.h"
@@ -88,6 +89,7 @@ struct browser {
 	bool reverse, mixed; /* mixed: directories not first */
 	bool interval;       /* i: measuring again every REFRESH_SECONDS */
 	bool scanning, quit, remeasuring, want_detail;
+	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
 	char status[4400];
 };
 
@@ -520,7 +522,9 @@ static void poll_keys(struct browser *b)
 	int kept[32], ch;
 	size_t n = 0;
 	while ((ch = getch()) != ERR) {
-		if (ch == 'q' || ch == 'Q')
+		if (b->warming && (ch == 'q' || ch == 'Q' || ch == 27))
+			b->warm_stop = true; /* the warm stops, not pagestat */
+		else if (ch == 'q' || ch == 'Q')
 			b->quit = true;
 		else if (ch == KEY_RESIZE)
 			clear(); /* the next draw fills the new size */
@@ -597,10 +601,35 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	if (b->scanning) {
 		draw_scan(b, row->path, row->path_len);
 	} else {
-		say(b, "measuring... (%" PRIu64 " files)", b->files);
+		say(b, b->warming ? "warming... (%" PRIu64 " files) q or Escape stops"
+				  : "measuring... (%" PRIu64 " files)", b->files);
 		draw_status(b);
 		refresh();
 	}
+}
+
+/* w: the browser whose warm goes on (action_chunk_hook has no context). */
+static struct browser *warm_browser;
+
+/* Before each chunk of w's warm (on this thread: w's walk has no
+ * workers): the keyboard polled as between rows; q or Escape stops it. */
+static bool warm_chunk(void)
+{
+	struct browser *b = warm_browser;
+	if (!b || b->warm_stop)
+		return b != NULL;
+	if (ms_since(&b->drawn) < DRAW_MS)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	nodelay(stdscr, TRUE);
+	poll_keys(b);
+	nodelay(stdscr, FALSE);
+	if (!b->warm_stop) {
+		say(b, "warming... (%" PRIu64 " files done) q or Escape stops", b->files);
+		draw_status(b);
+		refresh();
+	}
+	return b->warm_stop;
 }
 
 static void sink_browse_end(struct sink *sink, const struct row *total, uint64_t errors)
@@ -722,6 +751,8 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	char *operands[2] = { path, NULL };
 	struct walk_config cfg = *b->cfg;
 	cfg.req = req;
+	if (req->action == ACTION_WARM)
+		cfg.jobs = 1; /* the chunks read here, between polls of the keyboard */
 	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
 			     .state = b };
 	struct walk_result result = { 0 };
@@ -936,7 +967,30 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	struct file_request req = *b->cfg->req;
 	req.action = action;
 	remember_selection(b);
-	if (!walk_again(b, node, &req))
+	if (action == ACTION_WARM) {
+		b->warming = true;
+		b->warm_stop = false;
+		warm_browser = b;
+		action_chunk_hook = warm_chunk;
+	}
+	bool done = walk_again(b, node, &req);
+	action_chunk_hook = NULL;
+	warm_browser = NULL;
+	b->warming = false;
+	if (done && b->warm_stop) {
+		/* what the warm read before it stopped: measured again */
+		b->warm_stop = false;
+		if (walk_again(b, node, b->cfg->req)) {
+			char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
+			human(was, bytes_of(b, before));
+			human(now, bytes_of(b, b->tree.nodes[node].cached));
+			say(b, "warm of %s stopped (q or Escape): cached %s before, %s now", name,
+			    was, now);
+			make_list(b);
+		}
+		return;
+	}
+	if (!done)
 		return;
 	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
 	int err = b->tree.nodes[node].error;
@@ -1252,6 +1306,7 @@ static void start_screen(struct browser *b)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
+	set_escdelay(100); /* Escape alone (out of the detail, a warm's stop) */
 	curs_set(0);
 	const char *no_color = getenv("NO_COLOR");
 	b->color = has_colors() && !(no_color && no_color[0]);

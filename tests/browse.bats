@@ -440,6 +440,34 @@ table_of() {
 	assert_equal "${output%% *}" 0
 }
 
+@test "--browse: a long w is stopped by q after the chunk it reads, the keyboard read meanwhile; pagestat goes on" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	mkdir t
+	# 4 MiB none cached: 16 reads of 256 KiB, each made 0.3 s slower
+	make_dropped t/big $((4 * 1048576 / PAGE))
+	BROWSE_AS="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null -e trace=pread64 -e inject=pread64:delay_enter=300000" \
+		start_browse t
+	wait_screen "by cached"
+	tm send-keys w
+	wait_screen "read the 4.0M missing of t/big into the cache? [y/n]"
+	tm send-keys y
+	wait_screen "q or Escape stops"
+	tm send-keys q
+	wait_screen "warm of t/big stopped (q or Escape): cached 0B before"
+	# read in part: more than nothing, less than the file
+	run -0 pcarrange stat t/big
+	local cached=${output%% *}
+	((cached > 0 && cached < 4 * 1048576 / PAGE))
+	# the line shows what is cached now, as -a says
+	wait_line big "^big $(table_of t/big)$"
+	# pagestat still runs: a key works, q then quits
+	tm send-keys n
+	wait_screen "by name)"
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+}
+
 @test "--browse as nobody with a setcap copy: it shows a root file's cache, but e evicts only what nobody could open" {
 	require_browse
 	enter_nobody_dir
