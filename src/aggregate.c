@@ -42,6 +42,7 @@ void agg_stat_add(struct pagecache_stat *into, const struct pagecache_stat *from
 	into->dropped += from->dropped;
 	into->read += from->read;
 	into->locked += from->locked;
+	into->charged += from->charged;
 	into->known &= from->known;
 }
 

@@ -33,8 +33,13 @@ static bool borrowed;
 static struct __user_cap_data_struct own_sets[_LINUX_CAPABILITY_U32S_3];
 static struct __user_cap_data_struct user_sets[_LINUX_CAPABILITY_U32S_3];
 
+/* --charged: CAP_SYS_ADMIN kept too, where held (caps_keep_sys_admin) */
+static bool want_sys_admin, sys_admin_held;
+
 static bool is_needed(cap_value_t cap, const bool *held)
 {
+	if (cap == CAP_SYS_ADMIN)
+		return want_sys_admin && sys_admin_held;
 	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		if (cap == needed[i])
 			return wanted[i] && held[i];
@@ -163,8 +168,10 @@ int caps_start(const char **what)
 		 * permitted, not effective, for caps_drop's bounding set */
 		cap_value_t setpcap = CAP_SETPCAP;
 		cap_flag_value_t value;
-		for (size_t i = 0; i <= NNEEDED_MAX && !err; i++) {
-			cap_value_t cap = i < NNEEDED_MAX ? needed[i] : setpcap;
+		for (size_t i = 0; i <= NNEEDED_MAX + 1 && !err; i++) {
+			/* and CAP_SYS_ADMIN permitted, not effective, for --charged */
+			cap_value_t cap = i < NNEEDED_MAX ? needed[i]
+					  : i == NNEEDED_MAX ? setpcap : CAP_SYS_ADMIN;
 			if (cap_get_flag(caps, cap, CAP_PERMITTED, &value) != 0 || value != CAP_SET)
 				continue;
 			if (cap_set_flag(kept, CAP_PERMITTED, 1, &cap, CAP_SET) != 0 ||
@@ -206,6 +213,8 @@ int caps_drop(const char **what, bool processes, bool lock)
 	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		held[i] = wanted[i] && cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
 			  value == CAP_SET;
+	sys_admin_held = cap_get_flag(caps, CAP_SYS_ADMIN, CAP_PERMITTED, &value) == 0 &&
+			 value == CAP_SET;
 	int err = 0;
 	if (cap_get_flag(caps, CAP_SETPCAP, CAP_PERMITTED, &value) == 0 && value == CAP_SET)
 		err = drop_bounding(caps, held, what);
@@ -224,6 +233,11 @@ int caps_drop(const char **what, bool processes, bool lock)
 		if (held[i] && (cap_set_flag(caps, CAP_PERMITTED, 1, &needed[i], CAP_SET) != 0 ||
 				cap_set_flag(caps, CAP_EFFECTIVE, 1, &needed[i], CAP_SET) != 0))
 			err = errno;
+	cap_value_t admin = CAP_SYS_ADMIN;
+	if (!err && want_sys_admin && sys_admin_held &&
+	    (cap_set_flag(caps, CAP_PERMITTED, 1, &admin, CAP_SET) != 0 ||
+	     cap_set_flag(caps, CAP_EFFECTIVE, 1, &admin, CAP_SET) != 0))
+		err = errno;
 	if (!err && cap_set_proc(caps) != 0)
 		err = errno;
 	cap_free(caps);
@@ -263,6 +277,16 @@ static bool cap_effective(cap_value_t cap)
 		cap_free(caps);
 	}
 	return value == CAP_SET;
+}
+
+void caps_keep_sys_admin(void)
+{
+	want_sys_admin = true;
+}
+
+bool caps_have_sys_admin(void)
+{
+	return cap_effective(CAP_SYS_ADMIN);
 }
 
 bool caps_have_fowner(void)

@@ -45,6 +45,13 @@ void caps_user_for_good(void);
 /* CAP_SYS_PTRACE in the effective set (kept for --pid where held). */
 bool caps_have_ptrace(void);
 
+/* --charged: caps_drop keeps CAP_SYS_ADMIN too, where held (root; a
+ * setcap install grants it not).  Called before caps_drop. */
+void caps_keep_sys_admin(void);
+
+/* CAP_SYS_ADMIN in the effective set (kept for --charged where held). */
+bool caps_have_sys_admin(void);
+
 /* CAP_FOWNER in the effective set: the kernel's owner check for cachestat
  * (Linux >= 6.14) and mincore (>= 5.0) is then passed for any file. */
 bool caps_have_fowner(void);

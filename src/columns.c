@@ -227,6 +227,17 @@ const struct column columns[COL_COUNT] = {
 		.need_text = "-i/--interval",
 		.unsortable = true,
 	},
+	[COL_CHARGED] = {
+		.name = "charged",
+		.header = "CHARGED",
+		.kind = KIND_PAGES,
+		.offset = AT(stat.charged),
+		.table_default = true,
+		.help = "with --charged: cached pages charged to the cgroup or one below it",
+		.prom_help = "Cached bytes charged to the --cgroup or a cgroup below it.",
+		.need = NEED_CHARGED,
+		.need_text = "--charged",
+	},
 };
 
 const char *column_text(enum column_id id, const struct row *row, size_t *len)
@@ -371,6 +382,7 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 				i == COL_MTIME_NSEC;
 		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
 		    (identity && !(extents && !table) && !all) || i == COL_DELTA || i == COL_DROPPED ||
+		    i == COL_CHARGED ||
 		    i == COL_READ || i == COL_LOCKED || i == COL_FSTYPE || i == COL_NOTE)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))

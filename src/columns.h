@@ -35,6 +35,7 @@ enum column_id {
 	COL_SEGMENTS,
 	COL_EXTENTS,
 	COL_DELTA,
+	COL_CHARGED,
 	COL_COUNT
 };
 
@@ -59,6 +60,7 @@ enum column_need {
 	NEED_WARM,     /* --warm or --warm-from */
 	NEED_SYSTEM,   /* --system */
 	NEED_LOCK,     /* --lock */
+	NEED_CHARGED,  /* --charged */
 };
 
 /* The fields in the order a row of the table reads, whatever the padding

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "charge.h"
 #include "tree.h"
 #include "xalloc.h"
 
@@ -278,16 +279,34 @@ static bool wait_for_work(struct jobs *jobs)
 }
 
 /* A descriptor table of the worker's own, holding none of the walk's
- * descriptors but the pidfd (what the walk closes is closed): false
+ * descriptors but the pidfd and --charged's (what the walk closes is
+ * closed): false
  * when it cannot be had. */
 static bool own_table(const struct jobs *jobs)
 {
 	if (unshare(CLONE_FILES) != 0)
 		return false;
-	/* the standard streams stay: a copy of them holds nothing open */
-	if (jobs->pidfd > 3)
-		(void)close_range(3, (unsigned)jobs->pidfd - 1, 0);
-	(void)close_range((unsigned)jobs->pidfd + 1, ~0U, 0);
+	/* the standard streams stay: a copy of them holds nothing open;
+	 * so do the pidfd and --charged's two files (read by pread from
+	 * every thread: src/charge.h) */
+	const struct charge *charge = jobs->cfg.ins->prober.setup->charge;
+	int keep[3] = { jobs->pidfd, charge ? charge->pagemap_fd : -1,
+			charge ? charge->kpagecgroup_fd : -1 };
+	for (int i = 1; i < 3; i++) /* sorted */
+		for (int j = i; j > 0 && keep[j] < keep[j - 1]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	unsigned from = 3;
+	for (int i = 0; i < 3; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			(void)close_range(from, (unsigned)keep[i] - 1, 0);
+		from = (unsigned)keep[i] + 1;
+	}
+	(void)close_range(from, ~0U, 0);
 	return true;
 }
 

@@ -121,6 +121,16 @@ static int map_failed(struct lock_set *set, int err)
 {
 	if (err != ENOMEM)
 		return err;
+	/* met already: the files past it are not counted again, as reading
+	 * /proc/self/maps (one line a mapping) per file made a tree beyond
+	 * the limit quadratic */
+	pthread_mutex_lock(&set->mutex);
+	bool met = set->mapcount_files > 0;
+	if (met)
+		set->mapcount_files++;
+	pthread_mutex_unlock(&set->mutex);
+	if (met)
+		return FAIL_MAPCOUNT;
 	uint64_t most = proc_number("/proc/sys/vm/max_map_count");
 	uint64_t now = map_count();
 	/* a few below: the libraries' mappings come and go */

@@ -104,6 +104,8 @@ int main(int argc, char **argv)
 
 	if (start()) {
 		status = options_parse(argc, argv, &opts);
+		if (status == OPTIONS_RUN && opts.charged)
+			caps_keep_sys_admin();
 		if (status == OPTIONS_RUN)
 			status = narrow(opts.npids > 0 || opts.system || opts.ncgroups > 0, opts.lock)
 					 ? options_finish(&opts)

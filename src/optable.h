@@ -41,6 +41,7 @@ enum {
 	OPT_PIDFILE,
 	OPT_NO_FOLLOW,
 	OPT_RESERVE,
+	OPT_CHARGED,
 };
 
 /* The groups of --help, in its order. */

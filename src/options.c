@@ -457,6 +457,13 @@ const struct opt_spec option_table[] = {
 	  "inspect a memory cgroup's processes' files and figures",
 	  OK_CUSTOM, .parse = parse_cgroup, .complete = COMPLETE_CGROUP,
 	  .hint = "cgroup", .repeats = true, .names_files = true },
+	{ OPT_CHARGED, "charged", ARG_NONE, NULL, GROUP_WALK,
+	  "with --cgroup: a charged column, the cached pages\n"
+	  "of each file charged to the cgroup or one below\n"
+	  "it (/proc/kpagecgroup; root only); FILE operands\n"
+	  "are then walked instead of its processes' files",
+	  "count each file's cached pages charged to the --cgroup",
+	  OK_SET, STORE_BOOL, .offset = IN(charged), .value = 1 },
 	{ OPT_METHOD, "method", ARG_REQUIRED, "METHOD", GROUP_WALK,
 	  "auto (default), cachestat or mincore",
 	  "how to ask the kernel",
@@ -685,6 +692,8 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_BROWSE, { 'J', OPT_CSV, OPT_SYSTEM },
 	  "--browse cannot be combined with -J/--json, --csv or --system: it browses the "
 	  "FILE operands' trees or --pid's files" },
+	{ RULE_NEEDS, OPT_CHARGED, { OPT_CGROUP },
+	  "--charged needs --cgroup: it counts the pages charged to that cgroup" },
 	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_BROWSE },
 	  "--cgroup cannot be combined with --browse: it browses the FILE operands' trees or "
 	  "--pid's files" },
@@ -995,6 +1004,8 @@ static bool need_met(enum column_need need, const struct options *opts)
 		return opts->action == ACTION_LOCK;
 	case NEED_SYSTEM:
 		return opts->system;
+	case NEED_CHARGED:
+		return opts->charged;
 	}
 	return false;
 }
@@ -1017,6 +1028,8 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_READ);
 	if (opts->system)
 		add_system_columns(opts, table);
+	if (opts->charged)
+		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_CHARGED);
 	if (!list || all)
 		return OPTIONS_RUN;
 
@@ -1162,13 +1175,19 @@ static int check_combinations(struct options *opts, const struct options_state *
 	}
 	if (opts->npids && (st->files0_from || st->noperands > 0))
 		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
-	if (opts->ncgroups && (st->files0_from || st->noperands > 0 || opts->npids || opts->system))
+	if (opts->ncgroups && opts->charged && (st->files0_from || st->noperands > 0))
+		opts->cgroup_walks = true; /* --charged: those trees, not the processes' files */
+	else if (opts->ncgroups && (st->files0_from || st->noperands > 0 || opts->npids ||
+				    opts->system))
 		return usage_error("--cgroup inspects its cgroups' processes' files: no FILE "
-				   "operands, --files0-from, --pid or --system");
+				   "operands, --files0-from, --pid or --system (FILE operands "
+				   "only with --charged)");
+	if (opts->ncgroups && (opts->npids || opts->system))
+		return usage_error("--cgroup cannot be combined with --pid or --system");
 	if (opts->ncgroups && opts->action != ACTION_NONE)
 		return usage_error("--cgroup cannot be combined with --evict, --warm, --warm-from "
 				   "or --lock");
-	if (opts->ncgroups && opts->max_depth >= 0)
+	if (opts->ncgroups && !opts->cgroup_walks && opts->max_depth >= 0)
 		return usage_error("--cgroup has a row per file and per cgroup: no -d/--max-depth");
 	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;
 	for (size_t i = 0; i < st->nexclude_files; i++) {
@@ -1297,6 +1316,10 @@ int options_finish(struct options *opts)
 	struct options_state *st = opts->state;
 
 	int status = check_combinations(opts, st);
+	if (status == OPTIONS_RUN && opts->charged && !caps_have_sys_admin())
+		status = usage_error("--charged: needs CAP_SYS_ADMIN (root): without it the kernel "
+				     "zeroes the frame numbers of /proc/self/pagemap and refuses "
+				     "/proc/kpagecgroup (a setcap install does not grant it)");
 	if (status == OPTIONS_RUN)
 		status = resolve_columns(opts, st->output_list, st->output_all);
 	/* read last: a usage error must not consume standard input first */

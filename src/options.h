@@ -62,6 +62,8 @@ struct options {
 	double reserve_percent;     /* --reserve PERCENT%, or 0 */
 	const char *reserve_arg;    /* --reserve as given, for messages */
 	const char *pidfile;        /* --pidfile FILE, or NULL */
+	bool charged;               /* --charged: pages charged to the cgroup */
+	bool cgroup_walks;          /* --cgroup --charged with FILE operands: walk them */
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */

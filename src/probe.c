@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "charge.h"
 #include "compat/cachestat.h"
 #include "overlay.h"
 #include "safeopen.h"
@@ -439,6 +440,8 @@ static int measure_range(struct prober *p, int fd, const struct stat *st, uint64
 	int err = measure_counters(&m, st, stat);
 	if (err == 0 && detail)
 		err = measure_detail(&m, req->extents, stat->cached, detail);
+	if (err == 0 && p->setup->charge && S_ISREG(st->st_mode))
+		err = charge_count(p->setup->charge, fd, m.start, m.end, &stat->charged);
 	return err;
 }
 

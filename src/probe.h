@@ -44,6 +44,8 @@ struct pagecache_stat {
 	uint64_t dropped, read;
 	/* --lock: pages of the range locked in memory (src/lock.c) */
 	uint64_t locked;
+	/* --charged: cached pages of the range charged to the cgroup */
+	uint64_t charged;
 	/* with PCS_IDENTITY: what tells that the file changed since (a
 	 * snapshot's rows carry it for --warm-from) */
 	uint64_t inode, file_size, mtime, mtime_nsec;
@@ -102,6 +104,7 @@ struct probe_out {
 void probe_out_free(struct probe_out *out);
 
 struct overlays;
+struct charge;
 
 /* What the measure of every file in a run shares, chosen once at
  * start-up: the same for every thread. */
@@ -111,6 +114,7 @@ struct probe_setup {
 	uint64_t page_size;
 	bool fowner;               /* CAP_FOWNER effective: the owner rule is passed */
 	struct overlays *overlays; /* overlayfs's mounts, looked up by every thread */
+	const struct charge *charge; /* --charged, or NULL */
 };
 
 /* Choose the method (auto tries cachestat on a file of its own) into

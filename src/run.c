@@ -11,12 +11,14 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "action.h"
 #include "browse.h"
 #include "caps.h"
 #include "cgroup.h"
+#include "charge.h"
 #include "escape.h"
 #include "format.h"
 #include "msg.h"
@@ -35,6 +37,7 @@
 #include "userfile.h"
 #include "walk.h"
 #include "watch.h"
+#include "xalloc.h"
 
 /* What an inspection leaves besides its status. */
 struct outcome {
@@ -60,6 +63,8 @@ struct run {
 	 * point to their figures */
 	struct cgroup_set cgroups;
 	struct lock_set locks; /* --lock: the files locked, held to the end */
+	/* --charged: the descriptors and the cgroups' inodes, once a run */
+	struct charge charge;
 };
 
 /* --expect-cached: is the cached share of the total below the mark?  No
@@ -194,7 +199,7 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
 		else if (opts->system)
 			sys = system_run(&walk_cfg, sink, &result, &run->figures);
-		else if (opts->ncgroups)
+		else if (opts->ncgroups && !opts->cgroup_walks)
 			cgroup_run(&walk_cfg, &run->cgroups, sink, &result);
 		else if (opts->npids)
 			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
@@ -522,6 +527,7 @@ static bool run_init(struct run *run, const struct options *opts)
 			},
 			.action = opts->action,
 		},
+		.charge = { .pagemap_fd = -1, .kpagecgroup_fd = -1 },
 	};
 	int err = probe_init(opts->method, &run->setup, &why);
 	if (err) {
@@ -540,8 +546,28 @@ static bool run_init(struct run *run, const struct options *opts)
 	return true;
 }
 
+/* --charged: the cgroups' inodes and the kernel's two files, once, while
+ * CAP_SYS_ADMIN is in effect; every thread's probe reads them. */
+static bool charge_start(struct run *run)
+{
+	const char *why = NULL;
+	size_t n = run->cgroups.n;
+	const char **dirs = xcalloc(n ? n : 1, sizeof *dirs);
+	for (size_t i = 0; i < n; i++)
+		dirs[i] = run->cgroups.cgroups[i].dir;
+	int err = charge_init(&run->charge, dirs, n, run->setup.page_size, &why);
+	free(dirs);
+	if (err) {
+		msg("--charged: %s: %s\n", why, strerror(err));
+		return false;
+	}
+	run->setup.charge = &run->charge;
+	return true;
+}
+
 static void run_free(struct run *run)
 {
+	charge_free(&run->charge);
 	cgroup_set_free(&run->cgroups);
 	lock_set_free(&run->locks); /* unlocked, before the exit */
 	snapshot_free(run->snapshot);
@@ -574,6 +600,8 @@ int run_inspection(const struct options *opts)
 	if (status == STATUS_OK && opts->ncgroups &&
 	    !cgroup_resolve(opts->cgroups, opts->ncgroups, &run.cgroups))
 		status = STATUS_USAGE;
+	if (status == STATUS_OK && opts->charged && !charge_start(&run))
+		status = STATUS_FATAL;
 	if (status == STATUS_OK && opts->browse) {
 		struct walk_config cfg = walk_config_of(&run, &run.req);
 		status = browse_run(&cfg, opts->npids ? NULL : opts->operands, opts->pids,

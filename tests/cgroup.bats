@@ -414,3 +414,160 @@ EOF
 			fail "run $run_number: $stderr"
 	done
 }
+
+# ---- --charged: the pages charged to the cgroup, /proc/kpagecgroup ------
+
+# --charged needs root, /proc/kpagecgroup and frame numbers in
+# /proc/self/pagemap: else the test says which is missing.
+require_charged() {
+	make_cgroup
+	[[ -e /proc/kpagecgroup ]] || skip "/proc/kpagecgroup is missing (a kernel without CONFIG_MEMCG or CONFIG_PROC_PAGE_MONITOR)"
+	: >empty
+	run -0 --separate-stderr "$PAGESTAT" --cgroup="$CG" --charged -J empty
+}
+
+# BYTES of DIR/NAME, written and dropped: no page cached, none charged.
+fresh_file() {
+	pcarrange write "$1" "$2"
+	pcarrange drop "$1"
+}
+
+# The file's cached pages, FILE's charged ones, as pagestat gave them.
+row_field() {
+	jq -r --arg p "$1" ".rows[] | select(.path == \$p) | .$2" <<<"$output"
+}
+
+# The run of pagestat in $output saw FILE with WANT cached pages, as
+# cachestat says now: else the machine evicted them meanwhile, and the
+# test is tried again.
+assert_undisturbed() {
+	local now
+	now=$(cached_now "$1")
+	if [[ $(row_field "$1" cached) != "$2" || $now != "$2" ]]; then
+		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+		fail "pages of $1 were evicted during the run: $2 read, pagestat saw $(row_field "$1" cached), cachestat $now"
+	fi
+}
+
+@test "--cgroup --charged -a DIR: a closed file read inside the cgroup is charged to it, page for page; one read outside is not" {
+	require_charged
+	local pages=$(((16 << 20) / PAGE))
+	mkdir dir
+	fresh_file dir/inside $((16 << 20))
+	fresh_file dir/outside $((16 << 20))
+	# read by a process in the cgroup, which then exits: a closed file
+	run_inside "$PCARRANGE" cache dir/inside 0 "$pages"
+	# read by this test's process, in its own memory cgroup
+	pcarrange cache dir/outside 0 "$pages"
+	local charged_before
+	charged_before=$(memstat total_cache)
+	((charged_before >= pages * PAGE)) || fail "memory.stat's total_cache $charged_before is below the $pages pages read inside"
+
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -a -J dir
+	assert_undisturbed dir/inside "$pages"
+	assert_undisturbed dir/outside "$pages"
+	assert_row dir/inside cached="$pages" charged="$pages" charged_bytes=$((pages * PAGE))
+	assert_row dir/outside cached="$pages" charged=0 charged_bytes=0
+	assert_row dir charged="$pages" files=2
+	assert_equal "$(json_field .total.charged)" "$pages"
+	# no cgroup row: the trees given are inspected, not its processes' files
+	assert_equal "$(json_field '[.rows[] | select(.type == "cgroup")] | length')" 0
+
+	# the same pages are charged to the memory controller's root (it and every cgroup below)
+	run -0 --separate-stderr pagestat --cgroup="$MEMCG" --charged -a -J dir
+	assert_row dir/inside charged="$pages"
+	assert_row dir/outside charged="$pages"
+}
+
+@test "--cgroup --charged: a cgroup below X is X's; a sibling's pages are not" {
+	require_charged
+	mkdir "$CG/inner" "$CG/sibling"
+	on_teardown rmdir "$CG/inner" "$CG/sibling"
+	mkdir dir
+	fresh_file dir/deep $((8 * PAGE))
+	fresh_file dir/side $((8 * PAGE))
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/inner" "$PCARRANGE" cache dir/deep 0 8
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG/sibling" "$PCARRANGE" cache dir/side 0 5
+	run -0 --separate-stderr pagestat --cgroup="$CG/inner" --charged -a -J dir
+	assert_undisturbed dir/deep 8
+	assert_row dir/deep charged=8
+	assert_row dir/side charged=0
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -a -J dir
+	assert_row dir/deep charged=8
+	assert_row dir/side charged=5
+}
+
+@test "--cgroup --charged without FILE operands: its processes' files, each with its charged pages" {
+	require_charged
+	fresh_file held $((32 * PAGE))
+	# read 10 pages outside, then 20 more inside by the holder
+	pcarrange cache held 0 10
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	start_inside sh -c 'exec 3<"$1" && "$2" cache "$1" 10 20 && exec sleep 120' \
+		sh "$PWD/held" "$PCARRANGE"
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[[ $(readlink "/proc/$HOLDER/exe") == */sleep ]] && break
+		sleep 0.025
+	done
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -J
+	assert_undisturbed "$PWD/held" 30
+	assert_row "$PWD/held" cached=30 charged=20
+	assert_equal "$(json_field '.rows[] | select(.type == "cgroup") | .charged')" 20
+}
+
+@test "--charged: every format carries the charged column" {
+	require_charged
+	fresh_file f $((4 * PAGE))
+	run_inside "$PCARRANGE" cache f 0 3
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged f
+	assert_line --index 0 --regexp '^ *SIZE +CACHED +PERCENT +CHARGED '
+	assert_line --regexp "^ *16K +12K +75\.0% +12K .* f\$"
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged --format=csv f
+	assert_line --index 0 --regexp '^path,type,size,pages,cached,cached_bytes,percent,charged,charged_bytes,'
+	assert_line --regexp '^f,file,16384,4,3,12288,75\.0,3,12288,'
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged --format=ndjson f
+	assert_equal "$(head -1 <<<"$output" | jq -c '[.charged, .charged_bytes]')" "[3,$((3 * PAGE))]"
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged --format=prometheus f
+	assert_line "pagestat_charged_bytes{path=\"f\",type=\"file\"} $((3 * PAGE))"
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -o path,charged -J f
+	assert_equal "$(jq -c '.rows[0]' <<<"$output")" "{\"path\":\"f\",\"charged\":3,\"charged_bytes\":$((3 * PAGE))}"
+}
+
+@test "--charged bad input: exit 2, why, nothing inspected" {
+	: >plain
+	local args want
+	while IFS='|' read -r args want; do
+		# shellcheck disable=SC2086 # each line is a command line
+		run -2 --separate-stderr "$PAGESTAT" $args
+		assert_output ""
+		assert_stderr_has "$want"
+	done <<EOF
+--charged plain|--charged needs --cgroup
+-o charged plain|column 'charged' in --output needs --charged
+--cgroup=self --charged --evict plain|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
+--cgroup=self --charged --warm plain|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
+--cgroup=self --charged --pid=1|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system
+--cgroup=self --charged --system plain|--system inspects the whole machine: no FILE operands
+--cgroup=pagestat-no-such-cgroup --charged plain|pagestat: --cgroup 'pagestat-no-such-cgroup': does not exist
+EOF
+}
+
+@test "--cgroup --charged -j 2: the workers (descriptor tables of their own) count what -j 1 does" {
+	require_charged
+	mkdir dir
+	local i
+	for ((i = 0; i < 40; i++)); do
+		fresh_file "dir/f$i" $((4 * PAGE))
+	done
+	for ((i = 0; i < 40; i += 2)); do
+		run_inside "$PCARRANGE" cache "dir/f$i" 0 3
+	done
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -a -J -j 1 -o path,cached,charged dir
+	local one=$output
+	assert_equal "$(json_field .total.charged)" 60
+	run -0 --separate-stderr pagestat --cgroup="$CG" --charged -a -J -j 2 -o path,cached,charged dir
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -c '[.rows[]] | sort_by(.path)' <<<"$output")" "$(jq -c '[.rows[]] | sort_by(.path)' <<<"$one")"
+}

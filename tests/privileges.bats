@@ -237,6 +237,43 @@ make_memory_cgroup() {
 	run -0 --separate-stderr "$PAGESTAT" -J --cgroup="$CG" -o path
 }
 
+@test "--charged from a setcap copy as nobody: refused (exit 2, CAP_SYS_ADMIN named), nothing read; root keeps CAP_SYS_ADMIN only with --charged" {
+	make_memory_cgroup
+	run -2 --separate-stderr as_nobody ./pagestat-cap --cgroup="$CG" --charged -J data
+	assert_output ""
+	assert_stderr_has "pagestat: --charged: needs CAP_SYS_ADMIN (root)" "a setcap install does not grant it"
+	# without --charged, nobody's run of the same cgroup and tree is refused only for the operands
+	run -2 --separate-stderr as_nobody ./pagestat-cap --cgroup="$CG" -J data
+	assert_stderr_has "FILE operands only with --charged"
+	# root: CAP_SYS_ADMIN (bit 21) permitted and effective with --charged (and
+	# CAP_SYS_PTRACE, bit 19, which --cgroup keeps for its processes)
+	# alone, while it waits on the list it reads
+	mkfifo -m 600 names.fifo
+	local charged sets
+	for charged in yes no; do
+		if [[ $charged == yes ]]; then
+			"$PAGESTAT" --cgroup="$CG" --charged --files0-from=names.fifo >/dev/null 2>&1 &
+		else
+			"$PAGESTAT" --files0-from=names.fifo >/dev/null 2>&1 &
+		fi
+		HOLDER=$!
+		local i
+		for ((i = 0; i < 200; i++)); do
+			[[ $(cat /proc/$HOLDER/wchan 2>/dev/null) == fifo_open ]] && break
+			sleep 0.02
+		done
+		sets=$(awk '$1 == "CapEff:" || $1 == "CapPrm:" { printf "%s %s ", $1, $2 }' /proc/$HOLDER/status)
+		timeout 10 sh -c ': >names.fifo' || true
+		wait "$HOLDER" || true
+		HOLDER=
+		if [[ $charged == yes ]]; then
+			assert_equal "--charged: $sets" "--charged: CapPrm: 000000000028000c CapEff: 000000000028000c "
+		else
+			assert_equal "no --charged: $sets" "no --charged: CapPrm: 000000000000000c CapEff: 000000000000000c "
+		fi
+	done
+}
+
 @test "while it opens a list, the setcap copy holds no effective capability, and the two permitted; root keeps its own" {
 	mkfifo -m 666 names.fifo
 	local who sets
@@ -644,7 +681,7 @@ code_matching() {
 	# and every other open of a path is an inspection, in the files that inspect
 	local files
 	files=$(code_matching '\b(open|openat|fopen|opendir)\(' | cut -d: -f1 | sort -u | tr '\n' ' ')
-	assert_equal "$files" "jobs.c overlay.c pidfiles.c safeopen.c tree.c userfile.c "
+	assert_equal "$files" "charge.c jobs.c overlay.c pidfiles.c safeopen.c tree.c userfile.c "
 	# a file is opened for reading by safe_open alone (O_PATH, checked,
 	# then reopened); elsewhere only directories (O_DIRECTORY, O_PATH) and
 	# /proc or /sys files of the kernel's (fopen, opendir)
