@@ -463,6 +463,15 @@ table_of() {
 	((cached > 0 && cached < 64 * 1048576 / PAGE))
 	# the line shows what is cached now, as -a says
 	wait_line big "^big $(table_of t/big)$"
+	# Escape stops it too
+	tm send-keys w
+	wait_screen "missing of t/big into the cache? [y/n]"
+	tm send-keys y
+	wait_screen "q or Escape stops"
+	tm send-keys Escape
+	wait_screen "warm of t/big stopped (q or Escape)"
+	run -0 pcarrange stat t/big
+	((${output%% *} < 64 * 1048576 / PAGE))
 	# pagestat still runs: a key works, q then quits
 	tm send-keys n
 	wait_screen "by name)"
