@@ -30,6 +30,8 @@
 #define CHUNK ((uint64_t)1 << 20)
 #define CHUNK_READAHEAD ((uint64_t)256 << 10)
 
+bool (*action_chunk_hook)(void);
+
 void rate_limit_init(struct rate_limit *limit, uint64_t bytes_per_second)
 {
 	*limit = (struct rate_limit){ .rate = bytes_per_second };
@@ -145,6 +147,8 @@ static int read_extent(struct actor *a, uint64_t page, int fd, uint64_t offset,
 	if (!a->buffer)
 		a->buffer = xaligned((size_t)page, CHUNK);
 	while (length) {
+		if (action_chunk_hook && action_chunk_hook())
+			return ECANCELED;
 		uint64_t n = length < chunk ? length : chunk;
 		uint64_t rest = length - n;
 		rate_take(a->limit, n);

@@ -5,6 +5,7 @@
 #define PAGESTAT_ACTION_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -53,6 +54,11 @@ struct actor {
 	char *buffer;               /* what the reads go into */
 	struct strbuf backing;      /* the measure before the action's */
 };
+
+/* --browse: asked before each chunk a warm reads, on the thread that
+ * reads; true stops the warm of that file there (its error ECANCELED).
+ * NULL (the rest of pagestat): never asked. */
+extern bool (*action_chunk_hook)(void);
 
 void actor_init(struct actor *a, struct rate_limit *limit);
 void actor_free(struct actor *a);

@@ -17,9 +17,12 @@
 #include <string.h>
 #include <termios.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <wchar.h>
 
+#include "action.h"
 #include "browse_tree.h"
 #include "escape.h"
 #include "fail.h"
@@ -30,6 +33,7 @@
 #include "sink.h"
 #include "status.h"
 #include "system.h"
+#include "userfile.h"
 #include "walk.h"
 #include "xalloc.h"
 
@@ -62,6 +66,8 @@ struct browser {
 	uint64_t files, bytes, cached; /* cached: pages */
 	struct timespec drawn;
 	uint64_t errors; /* of the last walk again: what could not be inspected */
+	int64_t walk_start; /* the last walk's start, CLOCK_REALTIME ns (stamps) */
+	size_t rewalked;    /* r: the directories found changed, walked again */
 	/* r and i: the files measured again in place, their paths the walk's
 	 * operands (rows in that order), at: the next one */
 	uint32_t *re_nodes;
@@ -83,6 +89,7 @@ struct browser {
 	bool reverse, mixed; /* mixed: directories not first */
 	bool interval;       /* i: measuring again every REFRESH_SECONDS */
 	bool scanning, quit, remeasuring, want_detail;
+	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
 	char status[4400];
 };
 
@@ -515,7 +522,9 @@ static void poll_keys(struct browser *b)
 	int kept[32], ch;
 	size_t n = 0;
 	while ((ch = getch()) != ERR) {
-		if (ch == 'q' || ch == 'Q')
+		if (b->warming && (ch == 'q' || ch == 'Q' || ch == 27))
+			b->warm_stop = true; /* the warm stops, not pagestat */
+		else if (ch == 'q' || ch == 'Q')
 			b->quit = true;
 		else if (ch == KEY_RESIZE)
 			clear(); /* the next draw fills the new size */
@@ -592,10 +601,35 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	if (b->scanning) {
 		draw_scan(b, row->path, row->path_len);
 	} else {
-		say(b, "measuring... (%" PRIu64 " files)", b->files);
+		say(b, b->warming ? "warming... (%" PRIu64 " files) q or Escape stops"
+				  : "measuring... (%" PRIu64 " files)", b->files);
 		draw_status(b);
 		refresh();
 	}
+}
+
+/* w: the browser whose warm goes on (action_chunk_hook has no context). */
+static struct browser *warm_browser;
+
+/* Before each chunk of w's warm (on this thread: w's walk has no
+ * workers): the keyboard polled as between rows; q or Escape stops it. */
+static bool warm_chunk(void)
+{
+	struct browser *b = warm_browser;
+	if (!b || b->warm_stop)
+		return b != NULL;
+	if (ms_since(&b->drawn) < DRAW_MS)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	nodelay(stdscr, TRUE);
+	poll_keys(b);
+	nodelay(stdscr, FALSE);
+	if (!b->warm_stop) {
+		say(b, "warming... (%" PRIu64 " files done) q or Escape stops", b->files);
+		draw_status(b);
+		refresh();
+	}
+	return b->warm_stop;
 }
 
 static void sink_browse_end(struct sink *sink, const struct row *total, uint64_t errors)
@@ -607,6 +641,107 @@ static void sink_browse_end(struct sink *sink, const struct row *total, uint64_t
 
 static const struct sink_ops browse_ops = { .row = sink_browse_row, .end = sink_browse_end };
 
+static int64_t realtime_ns(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+}
+
+static int64_t ns_of(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* A directory's stamp as r compares it, stat'ed by its path with the
+ * user's own rights (no capability, no open: userfile.c); false when it
+ * cannot be. */
+static bool stat_stamp(struct browser *b, uint32_t node, struct bstamp *s)
+{
+	struct stat st;
+	btree_path(&b->tree, node, &b->path);
+	if (user_fstatat(AT_FDCWD, b->path.data, &st, 0) != 0 || !S_ISDIR(st.st_mode))
+		return false;
+	*s = (struct bstamp){ .dev = st.st_dev, .ino = st.st_ino, .mtime = ns_of(&st.st_mtim),
+			      .ctime = ns_of(&st.st_ctim) };
+	return true;
+}
+
+/* The stamps of node's directories, after a walk that read them: stat'ed
+ * after the walk, so a stamp changed since the walk began (or within the
+ * time stamps' granularity of it: 100 ms, or 2 s where they have no
+ * nanoseconds) is kept unknown, and the next r walks that directory
+ * again, since the walk may have read it before or after the change. */
+static void stamp_dirs(struct browser *b, uint32_t node)
+{
+	const struct bnode *n = &b->tree.nodes[node];
+	if (n->kind == BN_DIR) {
+		struct bstamp s = { 0 };
+		if (stat_stamp(b, node, &s)) {
+			bool coarse = s.mtime % 1000000000 == 0 && s.ctime % 1000000000 == 0;
+			int64_t since = b->walk_start - (coarse ? 2000000000 : 100000000);
+			if (s.mtime >= since || s.ctime >= since)
+				s = (struct bstamp){ 0 };
+		}
+		btree_set_stamp(&b->tree, node, &s);
+	} else if (n->kind != BN_ROOT) {
+		return;
+	}
+	for (uint32_t c = b->tree.nodes[node].first; c != BNODE_NONE; c = b->tree.nodes[c].next)
+		stamp_dirs(b, c);
+}
+
+/* Has directory node's listing changed since its walk (or is it not
+ * known)? */
+static bool dir_changed(struct browser *b, uint32_t node)
+{
+	const struct bstamp *was = btree_stamp(&b->tree, node);
+	struct bstamp now;
+	if (!was || (was->dev == 0 && was->ino == 0) || !stat_stamp(b, node, &now))
+		return true;
+	return now.dev != was->dev || now.ino != was->ino || now.mtime != was->mtime ||
+	       now.ctime != was->ctime;
+}
+
+/* The highest directories at or below node whose listing changed, in
+ * *dirs (r walks them again). */
+static void find_changed(struct browser *b, uint32_t node, uint32_t **dirs, size_t *n,
+			 size_t *cap)
+{
+	const struct bnode *x = &b->tree.nodes[node];
+	if (x->kind == BN_DIR && !x->error && dir_changed(b, node)) {
+		XGROW(*dirs, *cap, *n + 1);
+		(*dirs)[(*n)++] = node;
+		return;
+	}
+	if (x->kind != BN_DIR && x->kind != BN_ROOT)
+		return;
+	for (uint32_t c = b->tree.nodes[node].first; c != BNODE_NONE; c = b->tree.nodes[c].next)
+		find_changed(b, c, dirs, n, cap);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The files at or below node, but not below a directory of skip (sorted). */
+static void files_but(const struct btree *t, uint32_t node, const uint32_t *skip, size_t nskip,
+		      uint32_t **files, size_t *n, size_t *cap)
+{
+	const struct bnode *x = &t->nodes[node];
+	if (nskip && bsearch(&node, skip, nskip, sizeof *skip, cmp_node))
+		return;
+	if (x->kind == BN_FILE) {
+		XGROW(*files, *cap, *n + 1);
+		(*files)[(*n)++] = node;
+		return;
+	}
+	for (uint32_t c = x->first; c != BNODE_NONE; c = t->nodes[c].next)
+		files_but(t, c, skip, nskip, files, n, cap);
+}
+
 /* Walks node's path again by req (a measure, an action), its rows in
  * place of node's; false when q stopped it or the node is gone (said). */
 static bool walk_again(struct browser *b, uint32_t node, const struct file_request *req)
@@ -616,6 +751,8 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	char *operands[2] = { path, NULL };
 	struct walk_config cfg = *b->cfg;
 	cfg.req = req;
+	if (req->action == ACTION_WARM)
+		cfg.jobs = 1; /* the chunks read here, between polls of the keyboard */
 	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
 			     .state = b };
 	struct walk_result result = { 0 };
@@ -624,6 +761,7 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	b->polls = 0;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
 	btree_begin(&b->tree, operands);
+	b->walk_start = realtime_ns();
 	walk_run(&cfg, operands, &sink, &result);
 	b->errors = result.errors;
 	bool ok = false;
@@ -637,29 +775,56 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	} else {
 		ok = true;
 		b->status[0] = 0;
+		stamp_dirs(b, node);
 	}
 	free(path);
 	return ok;
 }
 
-/* r and i: every file below dir measured again where it is (no directory
- * read: each path is an operand of the walk, which opens it as it opens
- * any file), the sums made again, each child marked with its change. */
+/* r and i: each directory below dir (dir too) stat'ed, and one whose
+ * stamp changed (entries made, removed, renamed) walked again in its place
+ * as R does (new lines marked *); every other file measured again where it
+ * is (no directory read: each path is an operand of the walk, which opens
+ * it as it opens any file), the sums made again, each child marked with
+ * its change. */
 static void remeasure(struct browser *b, uint32_t dir)
 {
 	size_t cap = 0;
+	uint64_t errors = 0;
+	/* the children's figures before, to mark them (their nodes stay
+	 * unless dir itself is walked again) */
+	uint64_t *old = xcalloc(btree_count_children(&b->tree, dir) + 1, sizeof *old);
+	size_t k = 0;
+	for (uint32_t c = b->tree.nodes[dir].first; c != BNODE_NONE; c = b->tree.nodes[c].next)
+		old[k++] = b->tree.nodes[c].cached;
+
+	uint32_t *changed = NULL;
+	size_t nchanged = 0, changed_cap = 0;
+	if (!b->npids)
+		find_changed(b, dir, &changed, &nchanged, &changed_cap);
+	b->rewalked = nchanged;
+	for (size_t i = 0; i < nchanged && !b->quit; i++) {
+		walk_again(b, changed[i], b->cfg->req);
+		errors += b->errors;
+	}
+	if (b->quit || (nchanged == 1 && changed[0] == dir)) {
+		/* dir walked whole: its children are new nodes, marked */
+		b->errors = errors;
+		free(changed);
+		free(old);
+		return;
+	}
+	qsort(changed, nchanged, sizeof *changed, cmp_node);
 	b->re_n = b->re_at = 0;
-	btree_files(&b->tree, dir, &b->re_nodes, &b->re_n, &cap);
+	files_but(&b->tree, dir, changed, nchanged, &b->re_nodes, &b->re_n, &cap);
+	free(changed);
 	b->re_paths = xcalloc(b->re_n + 1, sizeof *b->re_paths);
 	for (size_t i = 0; i < b->re_n; i++) {
 		btree_path(&b->tree, b->re_nodes[i], &b->path);
 		b->re_paths[i] = xstrdup(b->path.data);
 	}
+	/* after the walks again, which set the directories above right */
 	struct bnode before = b->tree.nodes[dir];
-	uint64_t *old = xcalloc(btree_count_children(&b->tree, dir) + 1, sizeof *old);
-	size_t k = 0;
-	for (uint32_t c = before.first; c != BNODE_NONE; c = b->tree.nodes[c].next)
-		old[k++] = b->tree.nodes[c].cached;
 
 	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
 			     .state = b };
@@ -670,7 +835,7 @@ static void remeasure(struct browser *b, uint32_t dir)
 	if (b->re_n)
 		walk_run(b->cfg, b->re_paths, &sink, &result);
 	b->remeasuring = false;
-	b->errors = result.errors;
+	b->errors = errors + result.errors;
 
 	btree_sum(&b->tree, dir);
 	btree_fix_above(&b->tree, dir, &before);
@@ -700,11 +865,15 @@ static void refresh_dir(struct browser *b)
 		localtime_r(&now, &tm);
 		char when[16];
 		(void)strftime(when, sizeof when, "%H:%M:%S", &tm);
+		char walked[96] = "";
+		if (b->rewalked)
+			snprintf(walked, sizeof walked, "; %zu dir%s walked again: * new",
+				 b->rewalked, b->rewalked == 1 ? "" : "s");
 		if (b->errors)
-			say(b, "measured at %s: %" PRIu64 " could not be measured (R walks again)",
-			    when, b->errors);
+			say(b, "measured at %s: %" PRIu64 " could not be measured%s", when,
+			    b->errors, walked);
 		else
-			say(b, "measured at %s: + more cached, - less (R walks again)", when);
+			say(b, "measured at %s: + more cached, - less%s", when, walked);
 	}
 	make_list(b);
 }
@@ -717,6 +886,7 @@ static void scan(struct browser *b, char *const *operands, struct walk_result *r
 	b->files = b->bytes = b->cached = 0;
 	b->polls = 0;
 	btree_begin(&b->tree, b->npids ? NULL : operands);
+	b->walk_start = realtime_ns();
 	if (b->npids)
 		pid_run(b->cfg, b->pids, b->npids, &sink, result);
 	else
@@ -797,7 +967,30 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	struct file_request req = *b->cfg->req;
 	req.action = action;
 	remember_selection(b);
-	if (!walk_again(b, node, &req))
+	if (action == ACTION_WARM) {
+		b->warming = true;
+		b->warm_stop = false;
+		warm_browser = b;
+		action_chunk_hook = warm_chunk;
+	}
+	bool done = walk_again(b, node, &req);
+	action_chunk_hook = NULL;
+	warm_browser = NULL;
+	b->warming = false;
+	if (done && b->warm_stop) {
+		/* what the warm read before it stopped: measured again */
+		b->warm_stop = false;
+		if (walk_again(b, node, b->cfg->req)) {
+			char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
+			human(was, bytes_of(b, before));
+			human(now, bytes_of(b, b->tree.nodes[node].cached));
+			say(b, "warm of %s stopped (q or Escape): cached %s before, %s now", name,
+			    was, now);
+			make_list(b);
+		}
+		return;
+	}
+	if (!done)
 		return;
 	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
 	int err = b->tree.nodes[node].error;
@@ -825,13 +1018,15 @@ static void draw_help(struct browser *b)
 		"  c s p d v n        sort by cached, size, percent, dirty, evicted, name;",
 		"                     the same key again reverses",
 		"  t                  directories first, or mixed with the files",
-		"  r                  measure the directory's files again (no walk)",
+		"  r                  measure the directory's files again; walk again a",
+		"                     directory whose listing changed (* new)",
 		"  R                  walk the directory again (new files too)",
 		"  i                  measure it every 2 seconds (again: stop);",
 		"                     + more cached, - less since the measure before",
 		"                     (and * new, after R)",
 		"  e                  evict the selected file or directory (asks first)",
-		"  w                  warm the selected file or directory (asks first)",
+		"  w                  warm the selected file or directory (asks first);",
+		"                     q or Escape stops the warm",
 		"  ?                  this help; Ctrl-L draws the screen again",
 		"  q                  quit",
 		"",
@@ -1112,6 +1307,7 @@ static void start_screen(struct browser *b)
 	cbreak();
 	noecho();
 	keypad(stdscr, TRUE);
+	set_escdelay(100); /* Escape alone (out of the detail, a warm's stop) */
 	curs_set(0);
 	const char *no_color = getenv("NO_COLOR");
 	b->color = has_colors() && !(no_color && no_color[0]);
@@ -1166,6 +1362,8 @@ int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t
 	if (!b.quit) {
 		struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
 		btree_end_scan(&b.tree, &total);
+		if (!npids)
+			stamp_dirs(&b, 0);
 		uint32_t first = b.tree.nodes[0].first;
 		if (first != BNODE_NONE && b.tree.nodes[first].next == BNODE_NONE &&
 		    b.tree.nodes[first].kind == BN_DIR)

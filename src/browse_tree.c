@@ -26,7 +26,7 @@ static uint32_t new_node(struct btree *t)
 		n = (uint32_t)t->nnodes++;
 	}
 	t->nodes[n] = (struct bnode){ .parent = BNODE_NONE, .first = BNODE_NONE,
-				      .next = BNODE_NONE };
+				      .next = BNODE_NONE, .stamp = BNODE_NONE };
 	return n;
 }
 
@@ -46,7 +46,7 @@ static uint32_t add_name(struct btree *t, const char *s, size_t n)
 
 void btree_init(struct btree *t)
 {
-	*t = (struct btree){ .free_nodes = BNODE_NONE };
+	*t = (struct btree){ .free_nodes = BNODE_NONE, .free_stamps = BNODE_NONE };
 	uint32_t root = new_node(t);
 	t->nodes[root].kind = BN_ROOT;
 	t->nodes[root].name = add_name(t, "", 0);
@@ -57,6 +57,7 @@ void btree_free(struct btree *t)
 	free(t->nodes);
 	free(t->names);
 	free(t->stack);
+	free(t->stamps);
 	*t = (struct btree){ 0 };
 }
 
@@ -224,9 +225,38 @@ static void free_subtree(struct btree *t, uint32_t node)
 		free_subtree(t, c);
 		c = next;
 	}
+	uint32_t s = t->nodes[node].stamp;
+	if (s != BNODE_NONE) {
+		t->stamps[s].dev = t->free_stamps;
+		t->free_stamps = s;
+		t->nodes[node].stamp = BNODE_NONE;
+	}
 	t->nodes[node].next = t->free_nodes;
 	t->nodes[node].first = BNODE_NONE;
 	t->free_nodes = node;
+}
+
+void btree_set_stamp(struct btree *t, uint32_t node, const struct bstamp *s)
+{
+	uint32_t at = t->nodes[node].stamp;
+	if (at == BNODE_NONE) {
+		at = t->free_stamps;
+		if (at != BNODE_NONE) {
+			t->free_stamps = (uint32_t)t->stamps[at].dev;
+		} else {
+			/* fewer directories than nodes: never more than UINT32_MAX */
+			XGROW(t->stamps, t->stamps_cap, t->nstamps + 1);
+			at = (uint32_t)t->nstamps++;
+		}
+		t->nodes[node].stamp = at;
+	}
+	t->stamps[at] = *s;
+}
+
+const struct bstamp *btree_stamp(const struct btree *t, uint32_t node)
+{
+	uint32_t at = t->nodes[node].stamp;
+	return at == BNODE_NONE ? NULL : &t->stamps[at];
 }
 
 void btree_abandon(struct btree *t)

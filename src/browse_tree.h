@@ -24,9 +24,20 @@ struct bnode {
 	uint64_t cached, dirty, evicted; /* pages */
 	uint32_t parent, first, next;   /* BNODE_NONE: none */
 	uint32_t name;                  /* offset of its NUL-ended name in names */
+	uint32_t stamp;                 /* a directory's: index in stamps, or BNODE_NONE */
 	int16_t error;                  /* 0, an errno value or a FAIL_* code */
 	uint8_t kind;                   /* enum bnode_kind */
 	uint8_t change;                 /* enum bnode_change */
+};
+
+/* What identifies a directory's listing when it was read (r walks again
+ * a directory whose stamp differs): its identity, and its mtime and ctime
+ * in ns (an entry made, removed or renamed sets both; ctime cannot be set
+ * back by utimes).  dev == ino == 0: unknown (could not be stat'ed, or
+ * changed too close to the walk to tell): walked again. */
+struct bstamp {
+	uint64_t dev, ino;
+	int64_t mtime, ctime;
 };
 
 struct btree {
@@ -35,6 +46,9 @@ struct btree {
 	char *names;
 	size_t names_len, names_cap;
 	uint32_t free_nodes; /* freed nodes, chained by next */
+	struct bstamp *stamps; /* the directories' (free ones chained by dev) */
+	size_t nstamps, stamps_cap;
+	uint32_t free_stamps;
 	/* while rows come: the nodes that wait for their directory's row
 	 * (the walk gives a directory's row after its contents) */
 	struct pending {
@@ -71,6 +85,10 @@ void btree_sum(struct btree *t, uint32_t node);
 /* The file nodes at or below node, appended to *files. */
 void btree_files(const struct btree *t, uint32_t node, uint32_t **files, size_t *n,
 		 size_t *cap);
+/* node's stamp (a directory's), made or replaced. */
+void btree_set_stamp(struct btree *t, uint32_t node, const struct bstamp *s);
+/* node's stamp, or NULL when it has none. */
+const struct bstamp *btree_stamp(const struct btree *t, uint32_t node);
 /* The rows so far thrown away (a walk stopped by q). */
 void btree_abandon(struct btree *t);
 

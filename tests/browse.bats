@@ -302,11 +302,12 @@ table_of() {
 	tm send-keys r
 	wait_line a-cold "^a-cold [^ ]+ $(table_of t/a-cold | awk '{ print $2 }') "
 	screen | grep -E '^\+a-cold ' >/dev/null
-	# a file removed since: its line says so, and the status how many
+	# a file removed since: t changed, r walks it again, the line goes
 	rm t/c-half
 	tm send-keys r
-	wait_screen "1 could not be measured (R walks again)"
-	wait_line c-half "^c-half \\(No such file or directory\\)"
+	wait_screen "1 dir walked again: * new"
+	wait_screen_re "^pagestat --browse t$"
+	[[ -z $(line_of c-half) ]]
 	# i: every 2 s; a file dropped meanwhile is marked with -
 	tm send-keys i
 	wait_screen "i: measuring every 2 seconds"
@@ -321,6 +322,9 @@ table_of() {
 	require_browse
 	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
 	make_tree
+	# a directory changed within 100 ms of the walk is walked again by
+	# the first r (the walk may have read it before the change)
+	sleep 0.3
 	start_browse t
 	wait_screen "by cached"
 	local pid
@@ -351,6 +355,50 @@ table_of() {
 	grep -q getdents64 "$BATS_TEST_TMPDIR/trace"
 	kill "$tracer"
 	wait "$tracer" || true
+}
+
+@test "--browse: r sees a file made and one removed in a directory shown, and walks only that one again" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	make_tree
+	mkdir t/other
+	make_cached t/other/o 2
+	sleep 0.3
+	start_browse t
+	wait_screen "by cached"
+	tm send-keys Enter
+	wait_screen "pagestat --browse t/sub"
+	assert_equal "$(names_shown)" "warm dirty"
+	local pid
+	pid=$(cat "$BATS_TEST_TMPDIR/pid")
+	strace -f -qq -e trace=getdents64,openat -o "$BATS_TEST_TMPDIR/trace" -p "$pid" &
+	local tracer=$!
+	sleep 0.5
+	kill -0 "$tracer" 2>/dev/null || skip "strace cannot attach to pagestat here (ptrace)"
+	make_cached t/sub/fresh 5
+	rm t/sub/warm
+	tm send-keys r
+	wait_screen "1 dir walked again: * new"
+	wait_line fresh "^fresh "
+	screen | grep -E '^\*fresh ' >/dev/null
+	assert_equal "$(line_of fresh)" "fresh $(table_of t/sub/fresh)"
+	assert_equal "$(table_of t/sub/fresh | awk '{ print $2 }')" "$((5 * PAGE / 1024))K"
+	[[ -z $(line_of warm) ]]
+	assert_equal "$(names_shown)" "fresh dirty"
+	# the header: t/sub's totals as -a says them now
+	screen | sed -n 2p | grep -F "cached $(table_of t/sub | awk '{ print $2 }')"
+	# t/sub was read again, t and t/other were not
+	kill "$tracer"
+	wait "$tracer" || true
+	run grep -c 'getdents64' "$BATS_TEST_TMPDIR/trace"
+	[[ $output -ge 1 ]]
+	run grep -E 'openat\(AT_FDCWD, "t(/other)?", .*O_DIRECTORY' "$BATS_TEST_TMPDIR/trace"
+	assert_output ""
+	grep -E 'openat\(AT_FDCWD, "t/sub", .*O_DIRECTORY' "$BATS_TEST_TMPDIR/trace" >/dev/null
+	# and up: t's figures follow (sub's sum changed by the files)
+	tm send-keys h
+	wait_screen_re "^pagestat --browse t$"
+	assert_equal "$(line_of sub/)" "sub/ $(table_of t/sub)"
 }
 
 @test "--browse: e evicts the selected file after asking, w warms it; cachestat agrees" {
@@ -390,6 +438,45 @@ table_of() {
 	wait_screen "evicted t/sub"
 	run -0 pcarrange stat t/sub/warm
 	assert_equal "${output%% *}" 0
+}
+
+@test "--browse: a long w is stopped by q after the chunk it reads, the keyboard read meanwhile; pagestat goes on" {
+	require_browse
+	command -v strace >/dev/null || skip "strace is not installed (apt-get install strace)"
+	mkdir t
+	# 64 MiB none cached: 256 reads of 256 KiB, each made 0.3 s slower
+	# (the whole warm: more than a minute; the kernel's readahead, 8 MiB
+	# on this machine's disk, brings pages ahead of them)
+	make_dropped t/big $((64 * 1048576 / PAGE))
+	BROWSE_AS="env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -qq -o /dev/null -e trace=pread64 -e inject=pread64:delay_enter=300000" \
+		start_browse t
+	wait_screen "by cached"
+	tm send-keys w
+	wait_screen "read the 64M missing of t/big into the cache? [y/n]"
+	tm send-keys y
+	wait_screen "q or Escape stops"
+	tm send-keys q
+	wait_screen "warm of t/big stopped (q or Escape): cached 0B before"
+	# read in part: more than nothing, less than the file
+	run -0 pcarrange stat t/big
+	local cached=${output%% *}
+	((cached > 0 && cached < 64 * 1048576 / PAGE))
+	# the line shows what is cached now, as -a says
+	wait_line big "^big $(table_of t/big)$"
+	# Escape stops it too
+	tm send-keys w
+	wait_screen "missing of t/big into the cache? [y/n]"
+	tm send-keys y
+	wait_screen "q or Escape stops"
+	tm send-keys Escape
+	wait_screen "warm of t/big stopped (q or Escape)"
+	run -0 pcarrange stat t/big
+	((${output%% *} < 64 * 1048576 / PAGE))
+	# pagestat still runs: a key works, q then quits
+	tm send-keys n
+	wait_screen "by name)"
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
 }
 
 @test "--browse as nobody with a setcap copy: it shows a root file's cache, but e evicts only what nobody could open" {
