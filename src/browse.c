@@ -27,6 +27,7 @@
 #include "escape.h"
 #include "fail.h"
 #include "format.h"
+#include "memstat.h"
 #include "msg.h"
 #include "pidfiles.h"
 #include "signals.h"
@@ -952,7 +953,7 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	} else {
 		uint64_t missing = bytes_of(b, n->pages - n->cached), available;
 		human(what, missing);
-		if (system_meminfo("MemAvailable", &available) && missing > available) {
+		if (meminfo_bytes("MemAvailable", &available) && missing > available) {
 			char have[FMT_BUFSIZE];
 			human(have, available);
 			say(b, "warm: %s to read, more than the %s of memory available: nothing "

@@ -28,10 +28,10 @@
 #include "escape.h"
 #include "fail.h"
 #include "format.h"
+#include "memstat.h"
 #include "msg.h"
 #include "progress.h"
 #include "status.h"
-#include "system.h"
 #include "userfile.h"
 #include "xalloc.h"
 
@@ -609,7 +609,7 @@ bool lock_available(uint64_t *available, uint64_t *limit)
 	char dir[PATH_MAX];
 	bool v2 = false;
 
-	if (!system_meminfo("MemAvailable", available) || !system_meminfo("MemTotal", &total))
+	if (!meminfo_bytes("MemAvailable", available) || !meminfo_bytes("MemTotal", &total))
 		return false;
 	*limit = total;
 	if (!memory_cgroup(dir, sizeof dir, &v2))

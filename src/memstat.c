@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A memory cgroup's memory.stat, v1 or v2, read through one table of keys. */
+/* A memory cgroup's memory.stat, v1 or v2, read through one table of keys;
+ * and the machine's /proc/meminfo. */
 #include <config.h>
 
 #include "memstat.h"
@@ -8,6 +9,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "userfile.h"
 
 /* The kernel's names (Documentation/admin-guide/cgroup-v2.rst, "memory.stat",
  * and cgroup-v1/memory.rst): v1's total_* are the hierarchical sums, which
@@ -80,4 +83,26 @@ bool memstat_parse(FILE *in, int version, struct memstat *ms)
 		ms->known |= 1u << id;
 	}
 	return !ferror(in) && ms->known != 0;
+}
+
+bool meminfo_bytes(const char *key, uint64_t *bytes)
+{
+	FILE *in = user_fopen_read("/proc/meminfo");
+	char line[256];
+	size_t len = strlen(key);
+	bool found = false;
+
+	if (!in)
+		return false;
+	while (!found && fgets(line, sizeof line, in)) {
+		if (strncmp(line, key, len) != 0 || line[len] != ':')
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long kib = strtoull(line + len + 1, &end, 10);
+		found = errno == 0 && end != line + len + 1 && kib <= UINT64_MAX / 1024;
+		*bytes = (uint64_t)kib * 1024;
+	}
+	fclose(in);
+	return found;
 }

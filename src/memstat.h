@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A memory cgroup's memory.stat, v1 or v2, read through one table of keys. */
+/* A memory cgroup's memory.stat, v1 or v2, read through one table of keys;
+ * and the machine's /proc/meminfo. */
 #ifndef PAGESTAT_MEMSTAT_H
 #define PAGESTAT_MEMSTAT_H
 
@@ -78,5 +79,9 @@ static inline bool cgroup_rate(const struct cgroup_figures *cg, enum memstat_id 
  * (the hierarchical total_* keys: the cgroup and those below it, as v2's
  * are) or 2.  Returns false on a read error or when no key is there. */
 bool memstat_parse(FILE *in, int version, struct memstat *ms);
+
+/* KEY's figure in /proc/meminfo ("Cached"), in bytes; false when it
+ * cannot be read. */
+bool meminfo_bytes(const char *key, uint64_t *bytes);
 
 #endif

@@ -21,6 +21,7 @@
 #include "charge.h"
 #include "escape.h"
 #include "format.h"
+#include "memstat.h"
 #include "msg.h"
 #include "outfile.h"
 #include "pidfiles.h"
@@ -495,7 +496,7 @@ static int plan_warm(struct run *run)
 	} else {
 		return STATUS_OK;
 	}
-	if (system_meminfo("MemAvailable", &available) && run->to_read > available) {
+	if (meminfo_bytes("MemAvailable", &available) && run->to_read > available) {
 		char need[FMT_BUFSIZE], have[FMT_BUFSIZE];
 		fmt_human(need, run->to_read);
 		fmt_human(have, available);

@@ -18,6 +18,7 @@
 #include "aggregate.h"
 #include "cgroup.h"
 #include "mountinfo.h"
+#include "memstat.h"
 #include "msg.h"
 #include "pidfiles.h"
 #include "probe.h"
@@ -406,28 +407,6 @@ static void tell_unseen(const struct pid_unseen *unseen)
 		    (unsigned long long)unseen->files, unseen->files == 1 ? "" : "s");
 }
 
-bool system_meminfo(const char *key, uint64_t *bytes)
-{
-	FILE *in = user_fopen_read("/proc/meminfo");
-	char line[256];
-	size_t len = strlen(key);
-	bool found = false;
-
-	if (!in)
-		return false;
-	while (!found && fgets(line, sizeof line, in)) {
-		if (strncmp(line, key, len) != 0 || line[len] != ':')
-			continue;
-		char *end;
-		errno = 0;
-		unsigned long long kib = strtoull(line + len + 1, &end, 10);
-		found = errno == 0 && end != line + len + 1 && kib <= UINT64_MAX / 1024;
-		*bytes = (uint64_t)kib * 1024;
-	}
-	fclose(in);
-	return found;
-}
-
 struct system *system_run(const struct walk_config *cfg, struct sink *sink,
 			  struct walk_result *result, struct system_figures *figures)
 {
@@ -462,9 +441,9 @@ struct system *system_run(const struct walk_config *cfg, struct sink *sink,
 		tell_unseen(&unseen);
 	}
 	figures->buffers_unread = sys->buffers_unread;
-	figures->known = system_meminfo("Cached", &figures->cached) &&
-			 system_meminfo("Buffers", &figures->buffers) &&
-			 system_meminfo("Shmem", &figures->shmem);
+	figures->known = meminfo_bytes("Cached", &figures->cached) &&
+			 meminfo_bytes("Buffers", &figures->buffers) &&
+			 meminfo_bytes("Shmem", &figures->shmem);
 	return sys;
 }
 

@@ -21,10 +21,6 @@ struct system;
 struct system *system_run(const struct walk_config *cfg, struct sink *sink,
 			  struct walk_result *result, struct system_figures *figures);
 
-/* KEY's figure in /proc/meminfo ("Cached"), in bytes; false when it
- * cannot be read. */
-bool system_meminfo(const char *key, uint64_t *bytes);
-
 void system_free(struct system *sys);
 
 #endif
