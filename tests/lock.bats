@@ -83,10 +83,24 @@ stop_lock() {
 	LOCKER=
 }
 
+# Skip unless this process may lock BYTES: root holds CAP_IPC_LOCK (no
+# limit); a user is held to RLIMIT_MEMLOCK (8 MiB by default on Debian),
+# which a test that locks more cannot raise.
+# usage: need_memlock BYTES
+need_memlock() {
+	[[ $(id -u) -eq 0 ]] && return 0
+	local limit
+	limit=$(ulimit -l)
+	[[ $limit == unlimited ]] && return 0
+	((limit * 1024 >= $1)) ||
+		skip "locks $(($1 / 1024)) KiB, past this user's RLIMIT_MEMLOCK of $limit KiB (ulimit -l): run as root, or raise the limit"
+}
+
 # ---- locking -------------------------------------------------------------
 
 @test "--lock a 64 MiB file: VmLck of the process equals the locked column and the holding line; every page cached" {
 	local pages=$((64 * 1048576 / PAGE))
+	need_memlock $((pages * PAGE))
 	pcarrange write big $((pages * PAGE))
 	pcarrange drop big
 	start_lock "$PAGESTAT" --lock -J big
@@ -106,6 +120,7 @@ stop_lock() {
 
 @test "--lock reads a half-cached file's missing pages once (read_bytes of the process), locks them all" {
 	local pages=$((16 * 1048576 / PAGE)) half
+	need_memlock $((pages * PAGE))
 	half=$((pages / 2))
 	pcarrange write half $((pages * PAGE))
 	pcarrange drop half
@@ -167,6 +182,7 @@ stop_lock() {
 
 @test "--lock of 20,000 files under ulimit -n 256: every one locked (the descriptor closed once mapped)" {
 	local n=20000
+	need_memlock $((n * PAGE))
 	mkdir many
 	"$PYTHON3" -c '
 import os, sys
