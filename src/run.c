@@ -492,10 +492,14 @@ static int plan_lock(struct run *run)
 	fmt_human(have, available);
 	fmt_human(keep, reserve);
 	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
-	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; lock fewer "
-	    "files, a part with --offset and --length, or up to a size with --lock-max\n",
+	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; %s\n",
 	    need, read, have, reserve ? " less --reserve's " : "", reserve ? keep : "",
-	    reserve ? " kept" : "");
+	    reserve ? " kept" : "",
+	    run->opts->warm_from
+		    ? "lock from a smaller snapshot (fewer file rows, filtered with jq, say), "
+		      "or up to a size with --lock-max"
+		    : "lock fewer files, a part with --offset and --length, or up to a size with "
+		      "--lock-max");
 	return STATUS_FATAL;
 }
 

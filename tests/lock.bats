@@ -664,6 +664,19 @@ two_extent_snapshot() {
 	assert_equal "$status" 0
 }
 
+@test "--lock --warm-from: spans beyond the memory available are refused before anything is read or locked (exit 3, the figures)" {
+	# a sparse 1 TiB file whose snapshot lists its first and last page:
+	# 8 KiB of extents, a span of all of it
+	truncate -s 1T sparse
+	"$PAGESTAT" -a -e --format=ndjson sparse |
+		jq -c --argjson p "$PAGE" 'if .type == "file" then .extents = [{offset: 0, length: $p}, {offset: (.file_size - $p), length: $p}] else . end' >snap
+	run -3 --separate-stderr "$PAGESTAT" --lock --warm-from=snap
+	[[ $stderr == "pagestat: --lock: 1.0T to lock ("*" of it to read), more than the "*"nothing read or locked; lock from a smaller snapshot"* ]] ||
+		fail "$stderr"
+	assert_output ""
+	assert_equal "$(pcarrange stat sparse | cut -d' ' -f1)" 0
+}
+
 @test "--lock --warm-from with FILE operands, --offset, -i or a bad snapshot: exit 2, named, nothing locked" {
 	two_extent_snapshot f
 	run -2 --separate-stderr "$PAGESTAT" --lock --warm-from=snap f
