@@ -293,12 +293,19 @@ static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct 
 		err = read_extents(a, page, ufd, a->wanted, n, true, did);
 		break;
 	case ACTION_LOCK:
+		/* --warm-from: the span of the extents listed, from the first's
+		 * start to the last's end */
+		if (req->nlisted) {
+			const struct extent *last = &req->listed[req->nlisted - 1];
+			plain.range.offset = req->listed[0].offset;
+			plain.range.length = last->offset + last->length - plain.range.offset;
+		}
 		/* the missing pages are faulted in first, read once each */
 		plain.extents = EXTENTS_MISSING;
 		was.detail = &a->missing;
 		err = probe_measure(p, fd, st, &plain, &was);
 		if (err == 0)
-			err = lock_file(req->locks, ufd, st, range, a->missing.extent,
+			err = lock_file(req->locks, ufd, st, &plain.range, a->missing.extent,
 					a->missing.nextents, lock_pace, a, locked, did);
 		break;
 	default:

@@ -660,9 +660,9 @@ const struct opt_rule option_rules[] = {
 	  "--evict, --warm and --warm-from exclude each other: give one of them" },
 	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
 	  "--rate needs --warm, --warm-from or --lock" },
-	{ RULE_EXCLUDES, OPT_LOCK, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_SYSTEM },
-	  "--lock cannot be combined with --evict, --warm, --warm-from or --system: --lock "
-	  "reads what is missing itself" },
+	{ RULE_EXCLUDES, OPT_LOCK, { OPT_EVICT, OPT_WARM, OPT_SYSTEM },
+	  "--lock cannot be combined with --evict, --warm or --system: --lock reads what is "
+	  "missing itself (--lock --warm-from=FILE locks the snapshot's files)" },
 	{ RULE_NEEDS, OPT_LOCK_MAX, { OPT_LOCK },
 	  "--lock-max needs --lock" },
 	{ RULE_NEEDS, OPT_DAEMON, { OPT_LOCK },
@@ -1096,9 +1096,9 @@ static int check_action(struct options *opts, const struct options_state *st)
 
 	opts->action = evict ? ACTION_EVICT
 		       : warm ? ACTION_WARM
-		       : opts->warm_from ? ACTION_LISTED
-		       : lock ? ACTION_LOCK : ACTION_NONE;
-	if (lock && !st->files0_from && st->noperands == 0 && !opts->npids && !opts->ncgroups)
+		       : lock ? ACTION_LOCK
+		       : opts->warm_from ? ACTION_LISTED : ACTION_NONE;
+	if (lock && !opts->warm_from && !st->files0_from && st->noperands == 0 && !opts->npids && !opts->ncgroups)
 		return usage_error("--lock needs a FILE (or --files0-from or --pid): it does not "
 				   "act on the current directory unnamed; give . to mean it");
 	/* what an action changes must be named: "." by default would evict

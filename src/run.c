@@ -370,7 +370,9 @@ static void relock(struct run *run)
 	walk_cfg.quiet = true;
 	run->locks.following = true;
 	lock_follow_begin(&run->locks);
-	if (run->opts->npids)
+	if (run->snapshot)
+		snapshot_run(run->snapshot, &walk_cfg, &sink, &result);
+	else if (run->opts->npids)
 		pid_run(&walk_cfg, run->opts->pids, run->opts->npids, &sink, &result);
 	else
 		walk_run(&walk_cfg, run->opts->operands, &sink, &result);
@@ -420,8 +422,13 @@ static void hold_locks(struct run *run)
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &was);
 	signals_hup_rewalks();
-	if (!run->opts->no_follow && !run->opts->npids)
+	if (!run->opts->no_follow && !run->opts->npids && !run->snapshot)
 		changes = lock_follow_start(&run->locks, run->opts->operands);
+	/* --warm-from: no walk to follow or go again (its "-" is read) */
+	if (run->snapshot && !run->opts->quiet)
+		msg("--lock: --warm-from: the snapshot's files are not followed (as with "
+		    "--no-follow); SIGHUP does nothing\n");
+	bool hup_told = false;
 	/* --reserve: the memory looked at each second, and at once when the
 	 * kernel says tasks stall on memory (its pressure trigger) */
 	bool reserving = run->opts->reserve || run->opts->reserve_percent > 0;
@@ -435,7 +442,13 @@ static void hold_locks(struct run *run)
 		int ready = ppoll(pfd, 2, reserving ? &tick : NULL, &was);
 		if (signals_stop_requested())
 			break;
-		if (signals_take_hup()) {
+		bool hup = signals_take_hup();
+		if (hup && run->snapshot) {
+			if (!run->opts->quiet && !hup_told)
+				msg("--lock: SIGHUP: --warm-from has no walk to go again; the locks "
+				    "are held as they are\n");
+			hup_told = true;
+		} else if (hup) {
 			if (!run->opts->quiet)
 				msg("--lock: SIGHUP: walking the files again\n");
 			relock(run);
@@ -457,7 +470,16 @@ static int plan_lock(struct run *run)
 	uint64_t available, pinned;
 
 	uint64_t limit, reserve = 0;
-	run->to_read = missing_bytes(run, &pinned);
+	if (run->opts->warm_from) {
+		/* its files' spans; at most its extents to read */
+		run->snapshot = snapshot_open(run->opts->warm_from, run->setup.page_size,
+					      &run->to_read);
+		if (!run->snapshot)
+			return STATUS_USAGE;
+		pinned = snapshot_span_bytes(run->snapshot);
+	} else {
+		run->to_read = missing_bytes(run, &pinned);
+	}
 	if (run->opts->lock_max && pinned > run->opts->lock_max)
 		pinned = run->opts->lock_max;
 	if (!lock_available(&available, &limit))
@@ -471,10 +493,14 @@ static int plan_lock(struct run *run)
 	fmt_human(have, available);
 	fmt_human(keep, reserve);
 	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
-	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; lock fewer "
-	    "files, a part with --offset and --length, or up to a size with --lock-max\n",
+	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; %s\n",
 	    need, read, have, reserve ? " less --reserve's " : "", reserve ? keep : "",
-	    reserve ? " kept" : "");
+	    reserve ? " kept" : "",
+	    run->opts->warm_from
+		    ? "lock from a smaller snapshot (fewer file rows, filtered with jq, say), "
+		      "or up to a size with --lock-max"
+		    : "lock fewer files, a part with --offset and --length, or up to a size with "
+		      "--lock-max");
 	return STATUS_FATAL;
 }
 

@@ -58,6 +58,8 @@ struct snapshot {
 	uint64_t page_size;
 	uint64_t here_page;  /* this machine's page size */
 	uint64_t other_page; /* the first page size of the snapshot not this machine's, or 0 */
+	uint64_t spans; /* each file's first extent's start to its last's end, in bytes */
+	bool ran;       /* snapshot_run read it: read again from its start next time */
 };
 
 /* One file row, as the snapshot has it. */
@@ -651,6 +653,10 @@ static bool check_all(struct cursor *c, uint64_t *listed)
 			return false;
 		}
 		*listed += f.bytes;
+		if (f.nextents) {
+			const struct extent *last = &c->snap->ext[f.nextents - 1];
+			c->snap->spans += last->offset + last->length - c->snap->ext[0].offset;
+		}
 	}
 	if (got < 0)
 		return false;
@@ -753,7 +759,8 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 		return;
 	}
 	struct file_request req = *cfg->req;
-	req.action = ACTION_LISTED;
+	/* --lock: the span of the extents listed, locked (action.c) */
+	req.action = cfg->req->action == ACTION_LOCK ? ACTION_LOCK : ACTION_LISTED;
 	req.listed = snap->ext;
 	req.nlisted = f->nextents;
 	pout->detail = probe_wants_detail(&req.measure) ? detail : NULL;
@@ -780,6 +787,12 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 	struct agg_sum total = { .stat.known = inspect_known(cfg->ins) };
 	json_t *row;
 
+	/* --lock's passes (--reserve) read it again */
+	if (snap->ran && !read_again(snap)) {
+		result->errors = 1;
+		return;
+	}
+	snap->ran = true;
 	if (snap->other_page && !cfg->quiet) {
 		msg("--warm-from ");
 		msg_name_str(snap->name);
@@ -808,6 +821,11 @@ void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct s
 	free(c.line);
 	probe_detail_free(&detail);
 	probe_out_free(&pout);
+}
+
+uint64_t snapshot_span_bytes(const struct snapshot *snap)
+{
+	return snap->spans;
 }
 
 void snapshot_free(struct snapshot *snap)

@@ -23,6 +23,10 @@ struct snapshot *snapshot_open(const char *file, uint64_t page_size, uint64_t *l
 void snapshot_run(struct snapshot *snap, const struct walk_config *cfg, struct sink *sink,
 		  struct walk_result *result);
 
+/* --lock --warm-from: the bytes of every file's span, from its first
+ * extent's start to its last extent's end (what --lock pins). */
+uint64_t snapshot_span_bytes(const struct snapshot *snap);
+
 void snapshot_free(struct snapshot *snap);
 
 #endif
