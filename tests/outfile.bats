@@ -147,7 +147,10 @@ without_cachestat() {
 signal_during_walk() {
 	local sig=$1 pid tries=0
 	rm -f stderr
-	(ulimit -c 0 && exec "$PAGESTAT" -a -J --output-file=out/s.json big 2>stderr) &
+	# every signal at its default first: a shell without job control (a
+	# background job's) starts this one with SIGINT and SIGQUIT ignored,
+	# and pagestat leaves an ignored signal ignored, as nohup expects
+	(ulimit -c 0 && exec env --default-signal "$PAGESTAT" -a -J --output-file=out/s.json big 2>stderr) &
 	pid=$!
 	# wait for the temporary file, then stop the run
 	until compgen -G 'out/.s.json.??????' >/dev/null; do
