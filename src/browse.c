@@ -815,7 +815,8 @@ static void remeasure(struct browser *b, uint32_t dir)
 		free(old);
 		return;
 	}
-	qsort(changed, nchanged, sizeof *changed, cmp_node);
+	if (nchanged) /* (qsort of no array: a null pointer) */
+		qsort(changed, nchanged, sizeof *changed, cmp_node);
 	b->re_n = b->re_at = 0;
 	files_but(&b->tree, dir, changed, nchanged, &b->re_nodes, &b->re_n, &cap);
 	free(changed);

@@ -15,59 +15,59 @@
 #include "source.h"
 
 struct options {
-	bool all;             /* -a */
-	bool total;           /* -c */
-	bool one_file_system; /* -x */
-	bool count_links;     /* -l */
-	bool quiet;           /* -q */
-	bool headings;        /* not -n */
 	long max_depth;       /* -d N; -1 when not given */
-	enum follow_mode follow;
-	enum probe_method method;
-	enum output_format format;
-	enum size_unit unit;
-	bool counters_in_pages; /* -p */
-	enum column_id columns[COL_COUNT];
 	size_t ncolumns;
-	struct probe_range range;
-	unsigned segments;          /* -S N, or 0 */
-	enum extent_mode extents;   /* -e */
-	int sort_key;               /* -s: a column, or -1 (walk order) */
-	bool reverse;               /* --reverse */
 	uint64_t top;               /* --top N, or 0 */
 	const char **excludes;      /* --exclude, --exclude-from */
 	size_t nexcludes;
-	unsigned jobs;              /* -j N; 0: auto */
 	double expect_cached;       /* --expect-cached PERCENT, or -1 */
 	const char *expect_cached_arg; /* PERCENT as given, for messages */
 	double interval;            /* -i SECONDS, or 0: one sample */
 	uint64_t count;             /* --count N, or 0: until a signal */
 	pid_t *pids;                /* --pid, in the order given; else NULL */
 	size_t npids;
-	enum progress_mode progress; /* --progress, --no-progress */
 	const char *output_file;    /* --output-file, or NULL */
-	enum action action;         /* --evict, --warm, --warm-from */
 	uint64_t rate;              /* --rate: bytes per second, or 0 */
 	const char *warm_from;      /* --warm-from FILE ("-": stdin), or NULL */
-	bool system;                /* --system: the whole machine */
-	bool browse;                /* --browse: the full-screen interface */
 	const char **cgroups;       /* --cgroup, as given, in order; else NULL */
 	size_t ncgroups;
-	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
-	bool daemon;                /* --daemon: detach once locked */
-	bool no_follow;             /* --no-follow: a lock does not follow the files */
 	uint64_t lock_max;          /* --lock-max: bytes, or 0: no limit */
 	const char *lock_max_arg;   /* --lock-max as given, for messages */
 	uint64_t reserve;           /* --reserve SIZE: bytes, or 0 */
 	double reserve_percent;     /* --reserve PERCENT%, or 0 */
 	const char *reserve_arg;    /* --reserve as given, for messages */
 	const char *pidfile;        /* --pidfile FILE, or NULL */
-	bool charged;               /* --charged: pages charged to the cgroup */
-	bool cgroup_walks;          /* --cgroup --charged with FILE operands: walk them */
+	struct probe_range range;
 	char **operands; /* NULL-terminated */
 	/* what options_finish has left to do, and what the lists read hold
 	 * (the operands and exclusions point into it): options.c's own */
 	struct options_state *state;
+	enum follow_mode follow;
+	enum probe_method method;
+	enum output_format format;
+	enum size_unit unit;
+	unsigned segments;          /* -S N, or 0 */
+	enum extent_mode extents;   /* -e */
+	int sort_key;               /* -s: a column, or -1 (walk order) */
+	unsigned jobs;              /* -j N; 0: auto */
+	enum progress_mode progress; /* --progress, --no-progress */
+	enum action action;         /* --evict, --warm, --warm-from, --lock */
+	enum column_id columns[COL_COUNT];
+	bool all;             /* -a */
+	bool total;           /* -c */
+	bool one_file_system; /* -x */
+	bool count_links;     /* -l */
+	bool quiet;           /* -q */
+	bool headings;        /* not -n */
+	bool counters_in_pages; /* -p */
+	bool reverse;               /* --reverse */
+	bool system;                /* --system: the whole machine */
+	bool browse;                /* --browse: the full-screen interface */
+	bool lock;                  /* --lock (known at parse: caps_drop keeps CAP_IPC_LOCK) */
+	bool daemon;                /* --daemon: detach once locked */
+	bool no_follow;             /* --no-follow: a lock does not follow the files */
+	bool charged;               /* --charged: pages charged to the cgroup */
+	bool cgroup_walks;          /* --cgroup --charged with FILE operands: walk them */
 };
 
 /* options_parse() and options_finish() return this when the run should
