@@ -25,8 +25,9 @@ teardown() {
 }
 
 # Its processes killed, the cgroup removed (rmdir fails while one is
-# still exiting: tried again for a second).
-remove_cgroup() {
+# still exiting: tried again for a second); test_helper's remove_cgroup
+# moves them out instead.
+kill_cgroup() {
 	local pid i
 	for ((i = 0; i < 20; i++)); do
 		while read -r pid; do
@@ -46,7 +47,7 @@ make_cgroup() {
 	CGNAME=pagestat-test-$$-${BATS_TEST_NUMBER}
 	CG=$MEMCG/$CGNAME
 	mkdir "$CG" || skip "cannot make a memory cgroup at $CG"
-	on_teardown remove_cgroup "$CG"
+	on_teardown kill_cgroup "$CG"
 }
 
 # CMD ARG... run inside the cgroup (moved there before it executes).
@@ -317,7 +318,7 @@ arrange_three() {
 	echo "$HOLDER" >"$first/cgroup.procs"
 	CGNAME=pagestat-test-$$-${BATS_TEST_NUMBER}-b CG=$MEMCG/pagestat-test-$$-${BATS_TEST_NUMBER}-b
 	mkdir "$CG"
-	on_teardown remove_cgroup "$CG"
+	on_teardown kill_cgroup "$CG"
 	run -0 --separate-stderr pagestat --cgroup="$first" --cgroup="$CG" -J
 	assert_equal "$(json_field '[.rows[] | select(.type == "cgroup") | .path] | join(" ")')" "$first $CG"
 	assert_equal "$(jq --arg p "$first" '.rows[] | select(.path == $p) | .cgroup.processes' <<<"$output")" 1

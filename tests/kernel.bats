@@ -23,22 +23,6 @@ MIB=1048576
 
 # ---- undoing ---------------------------------------------------------------
 
-# Move whatever still runs in cgroup DIR to its parent, then remove it
-# (the kernel may need a moment after the last process left).
-remove_cgroup() {
-	local dir=$1 pid i
-	[[ -d $dir ]] || return 0
-	while read -r pid; do
-		echo "$pid" >"${dir%/*}/cgroup.procs" 2>/dev/null || true
-	done <"$dir/cgroup.procs"
-	for ((i = 0; i < 50; i++)); do
-		rmdir "$dir" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "teardown: cannot remove the cgroup $dir" >&2
-	return 1
-}
-
 # Write VALUE to the kernel FILE (a sysctl, a cgroup knob).
 write_value() {
 	echo "$2" >"$1"

@@ -26,21 +26,6 @@ teardown() {
 
 # ---- helpers -------------------------------------------------------------
 
-# Move the processes of the cgroup DIR to its parent, then remove it.
-rmdir_cgroup() {
-	local dir=$1 pid i
-	[[ -d $dir ]] || return 0
-	while read -r pid; do
-		echo "$pid" >"${dir%/*}/cgroup.procs" 2>/dev/null || true
-	done <"$dir/cgroup.procs"
-	for ((i = 0; i < 50; i++)); do
-		rmdir "$dir" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "teardown: cannot remove the cgroup $dir" >&2
-	return 1
-}
-
 # Start CMD... in the background, stdout to out, stderr to err; LOCKER is
 # its pid.  Then wait for the line that says it holds (or for its end).
 # usage: start_lock CMD [ARG]...
@@ -253,7 +238,7 @@ for i in range(int(sys.argv[1])):
 	[[ -n $mnt ]] || skip "no cgroup v1 memory hierarchy here (the v2 case is not written yet)"
 	cg=$mnt/pagestat-lock.$$.$BATS_TEST_NUMBER
 	mkdir "$cg" || skip "cannot create a cgroup under $mnt"
-	on_teardown rmdir_cgroup "$cg"
+	on_teardown remove_cgroup "$cg"
 	echo "$limit" >"$cg/memory.limit_in_bytes" || skip "cannot limit the cgroup's memory"
 	pcarrange write locked $((pages * PAGE))
 	pcarrange write control $((pages * PAGE))
@@ -278,7 +263,7 @@ for i in range(int(sys.argv[1])):
 	[[ -n $mnt ]] || skip "no cgroup v1 memory hierarchy here (the v2 case is not written yet)"
 	cg=$mnt/pagestat-lock.$$.$BATS_TEST_NUMBER
 	mkdir "$cg" || skip "cannot create a cgroup under $mnt"
-	on_teardown rmdir_cgroup "$cg"
+	on_teardown remove_cgroup "$cg"
 	echo $((128 * mib)) >"$cg/memory.limit_in_bytes" || skip "cannot limit the cgroup's memory"
 	mkdir w
 	local d f

@@ -484,3 +484,20 @@ leave_nobody_dir() {
 		rm -rf -- "$NOBODY_DIR"
 	fi
 }
+
+# Move whatever still runs in cgroup DIR to its parent, then remove it
+# (the kernel may need a moment after the last process left): a test's
+# own cgroup, in teardown (on_teardown remove_cgroup DIR).
+remove_cgroup() {
+	local dir=$1 pid i
+	[[ -d $dir ]] || return 0
+	while read -r pid; do
+		echo "$pid" >"${dir%/*}/cgroup.procs" 2>/dev/null || true
+	done <"$dir/cgroup.procs"
+	for ((i = 0; i < 50; i++)); do
+		rmdir "$dir" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "teardown: cannot remove the cgroup $dir" >&2
+	return 1
+}
