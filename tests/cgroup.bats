@@ -551,8 +551,15 @@ assert_undisturbed() {
 --cgroup=self --charged --warm plain|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
 --cgroup=self --charged --pid=1|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system
 --cgroup=self --charged --system plain|--system inspects the whole machine: no FILE operands
---cgroup=pagestat-no-such-cgroup --charged plain|pagestat: --cgroup 'pagestat-no-such-cgroup': does not exist
 EOF
+	# the cgroup is looked for after the capability: a user is told that
+	run -2 --separate-stderr "$PAGESTAT" --cgroup=pagestat-no-such-cgroup --charged plain
+	assert_output ""
+	if [[ $(id -u) -eq 0 ]]; then
+		assert_stderr_has "pagestat: --cgroup 'pagestat-no-such-cgroup': does not exist"
+	else
+		assert_stderr_has "pagestat: --charged: needs CAP_SYS_ADMIN (root)"
+	fi
 }
 
 @test "--cgroup --charged -j 2: the workers (descriptor tables of their own) count what -j 1 does" {
