@@ -24,6 +24,7 @@
 
 #include "action.h"
 #include "browse_tree.h"
+#include "cgroup.h"
 #include "escape.h"
 #include "fail.h"
 #include "format.h"
@@ -57,6 +58,17 @@ struct browser {
 	const struct walk_config *cfg;
 	const pid_t *pids; /* --pid: the processes whose files are listed */
 	size_t npids;
+	struct cgroup_set *cgroups; /* --cgroup: each a group of its files */
+	bool system;                /* --system: the file systems at the top */
+	struct system *sys;         /* --system's last scan: its mount table */
+	struct walk_config fs_cfg;  /* --system: a directory walked again by it */
+	struct system_figures figures; /* --system: the kernel's, at the scan */
+	/* --system: the file systems not walked, and why (their rows' notes) */
+	struct bnote {
+		uint32_t node;
+		const char *note;
+	} *notes;
+	size_t nnotes, notes_cap;
 	struct btree tree;
 	uint64_t page_size;
 	uint32_t *list; /* the directory's children, sorted */
@@ -277,8 +289,10 @@ static int compare_nodes(const void *pa, const void *pb, void *ctx)
 	const struct browser *b = ctx;
 	const struct bnode *x = &b->tree.nodes[*(const uint32_t *)pa];
 	const struct bnode *y = &b->tree.nodes[*(const uint32_t *)pb];
-	if (!b->mixed && (x->kind == BN_DIR) != (y->kind == BN_DIR))
-		return x->kind == BN_DIR ? -1 : 1;
+	bool xd = x->kind == BN_DIR || x->kind == BN_GROUP;
+	bool yd = y->kind == BN_DIR || y->kind == BN_GROUP;
+	if (!b->mixed && xd != yd)
+		return xd ? -1 : 1;
 	int c = 0;
 	switch (b->key) {
 	case SORT_CACHED: c = -cmp_u64(x->cached, y->cached); break;
@@ -348,6 +362,38 @@ static void percent(char buf[FMT_BUFSIZE], uint64_t cached, uint64_t pages)
 		snprintf(buf, FMT_BUFSIZE, "-");
 }
 
+/* Why a file system of --system was not walked, or NULL. */
+static const char *note_of(const struct browser *b, uint32_t node)
+{
+	for (size_t i = 0; i < b->nnotes; i++)
+		if (b->notes[i].node == node)
+			return b->notes[i].note;
+	return NULL;
+}
+
+/* A file of --system's deleted files: no path leads to it. */
+static bool deleted_entry(const struct browser *b, uint32_t node)
+{
+	if (!b->system)
+		return false;
+	const struct bnode *n = &b->tree.nodes[node];
+	return n->kind == BN_GROUP || (n->parent != BNODE_NONE && n->parent != 0 &&
+				       b->tree.nodes[n->parent].kind == BN_GROUP);
+}
+
+/* The cgroup of --cgroup whose group node is, or NULL (--system's deleted
+ * files). */
+static struct cgroup_figures *cgroup_of(const struct browser *b, uint32_t node)
+{
+	if (!b->cgroups || b->tree.nodes[node].kind != BN_GROUP)
+		return NULL;
+	const char *name = btree_name(&b->tree, node);
+	for (size_t i = 0; i < b->cgroups->n; i++)
+		if (strcmp(b->cgroups->cgroups[i].dir, name) == 0)
+			return &b->cgroups->cgroups[i];
+	return NULL;
+}
+
 static void draw_scan(struct browser *b, const char *path, size_t len)
 {
 	char files[FMT_BUFSIZE], bytes[FMT_BUFSIZE], cached[FMT_BUFSIZE];
@@ -409,10 +455,15 @@ static void draw_line(struct browser *b, int y, uint32_t n, bool selected)
 	}
 	const char *name = btree_name(&b->tree, n);
 	char shown[4096];
-	snprintf(shown, sizeof shown, "%s%s", name, node->kind == BN_DIR ? "/" : "");
+	size_t nlen = strlen(name);
+	bool slash = node->kind == BN_DIR && !(nlen && name[nlen - 1] == '/');
+	snprintf(shown, sizeof shown, "%s%s", name, slash ? "/" : "");
 	put_name(b, y, 1, shown, (size_t)namew - 1);
-	if (node->error) {
-		mvprintw(y, namew, " (%s)", fail_strerror(node->error));
+	const char *note = note_of(b, n);
+	if (node->error || note) {
+		char why[512];
+		snprintf(why, sizeof why, " (%s)", note ? note : fail_strerror(node->error));
+		mvaddnstr(y, namew, why, COLS > namew ? COLS - namew : 0);
 		attroff(A_REVERSE);
 		return;
 	}
@@ -441,7 +492,10 @@ static void draw_header(struct browser *b)
 	btree_path(&b->tree, b->dir, &b->path);
 	mvaddstr(0, 0, "pagestat --browse ");
 	put_name(b, 0, 18, b->dir != 0 ? b->path.data
-			   : b->npids ? "(the files of the processes of --pid)" : "(the operands)",
+			   : b->system	? "(the machine: its file systems, as --system finds them)"
+			   : b->cgroups ? "(the cgroups of --cgroup, each with its processes' files)"
+			   : b->npids	? "(the files of the processes of --pid)"
+					: "(the operands)",
 		 COLS > 19 ? (size_t)COLS - 19 : 1);
 	attroff(A_BOLD);
 	char size[FMT_BUFSIZE], cached[FMT_BUFSIZE], pct[FMT_BUFSIZE], dirty[FMT_BUFSIZE],
@@ -453,8 +507,22 @@ static void draw_header(struct browser *b)
 	figure(b, evicted, d->evicted, PCS_EVICTED);
 	move(1, 0);
 	clrtoeol();
-	mvprintw(1, 0, "size %s  cached %s (%s)  dirty %s  evicted %s  %zu entries%s", size,
-		 cached, pct, dirty, evicted, b->nlist, b->interval ? "  [i: every 2s]" : "");
+	char line[512], more[160] = "";
+	const struct cgroup_figures *cg = cgroup_of(b, b->dir);
+	if (cg && cg->stat_read && memstat_known(&cg->stat, MEMSTAT_FILE)) {
+		/* what the cgroup's own counter says, against what its files hold */
+		char file[FMT_BUFSIZE], share[FMT_BUFSIZE];
+		fmt_human(file, cg->stat.value[MEMSTAT_FILE]);
+		if (fmt_percent(share, bytes_of(b, d->cached), cg->stat.value[MEMSTAT_FILE]))
+			snprintf(more, sizeof more, "  cgroup's file %s (%s%% in these)", file,
+				 share);
+		else
+			snprintf(more, sizeof more, "  cgroup's file %s", file);
+	}
+	snprintf(line, sizeof line, "size %s  cached %s (%s)  dirty %s  evicted %s  %zu entries%s%s",
+		 size, cached, pct, dirty, evicted, b->nlist, more,
+		 b->interval ? "  [i: every 2s]" : "");
+	mvaddnstr(1, 0, line, COLS);
 	if (b->color)
 		attroff(COLOR_PAIR(PAIR_HEAD));
 	int namew = COLS - FIXED_COLUMNS;
@@ -567,10 +635,18 @@ static void remeasured(struct browser *b, const struct row *row)
 static void sink_browse_row(struct sink *sink, const struct row *row)
 {
 	struct browser *b = sink->state;
-	if (b->remeasuring)
+	if (b->system && row->type == ROW_CGROUP)
+		return; /* --system's cgroups: figures of the kernel's, no files */
+	if (b->remeasuring) {
 		remeasured(b, row);
-	else
+	} else {
 		btree_row(&b->tree, row);
+		if (row->note && b->tree.nstack) {
+			XGROW(b->notes, b->notes_cap, b->nnotes + 1);
+			b->notes[b->nnotes++] = (struct bnote){
+				.node = b->tree.stack[b->tree.nstack - 1].node, .note = row->note };
+		}
+	}
 	if (row->type == ROW_FILE && !row->error) {
 		b->files++;
 		b->bytes += row->stat.size;
@@ -640,7 +716,15 @@ static void sink_browse_end(struct sink *sink, const struct row *total, uint64_t
 	(void)errors;
 }
 
-static const struct sink_ops browse_ops = { .row = sink_browse_row, .end = sink_browse_end };
+static void sink_browse_section(struct sink *sink, const char *top)
+{
+	struct browser *b = sink->state;
+	if (!b->remeasuring)
+		btree_section(&b->tree, top);
+}
+
+static const struct sink_ops browse_ops = { .row = sink_browse_row, .end = sink_browse_end,
+					    .section = sink_browse_section };
 
 static int64_t realtime_ns(void)
 {
@@ -743,14 +827,35 @@ static void files_but(const struct btree *t, uint32_t node, const uint32_t *skip
 		files_but(t, c, skip, nskip, files, n, cap);
 }
 
+static bool regather(struct browser *b, uint32_t node);
+static void measure_files(struct browser *b, uint32_t dir, const uint32_t *skip, size_t nskip,
+			  const struct file_request *req);
+
+/* A group's files measured (or acted on) where they are, by their paths;
+ * the sums made again. */
+static bool group_again(struct browser *b, uint32_t node, const struct file_request *req)
+{
+	struct bnode before = b->tree.nodes[node];
+	measure_files(b, node, NULL, 0, req);
+	if (b->quit)
+		return false;
+	btree_sum(&b->tree, node);
+	btree_fix_above(&b->tree, node, &before);
+	return true;
+}
+
 /* Walks node's path again by req (a measure, an action), its rows in
- * place of node's; false when q stopped it or the node is gone (said). */
+ * place of node's; false when q stopped it or the node is gone (said).
+ * A group (a cgroup, --system's deleted files) is gathered again, or its
+ * files acted on by their paths. */
 static bool walk_again(struct browser *b, uint32_t node, const struct file_request *req)
 {
+	if (b->tree.nodes[node].kind == BN_GROUP)
+		return req->action == ACTION_NONE ? regather(b, node) : group_again(b, node, req);
 	btree_path(&b->tree, node, &b->path);
 	char *path = xstrdup(b->path.data);
 	char *operands[2] = { path, NULL };
-	struct walk_config cfg = *b->cfg;
+	struct walk_config cfg = b->system ? b->fs_cfg : *b->cfg;
 	cfg.req = req;
 	if (req->action == ACTION_WARM)
 		cfg.jobs = 1; /* the chunks read here, between polls of the keyboard */
@@ -782,16 +887,57 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	return ok;
 }
 
+/* The files at or below dir (but not below a node of skip, sorted)
+ * measured again, or acted on by req, where they are: each path an
+ * operand of one walk, which opens it as it opens any file.  The sums
+ * above them are left to the caller. */
+static void measure_files(struct browser *b, uint32_t dir, const uint32_t *skip, size_t nskip,
+			  const struct file_request *req)
+{
+	size_t cap = 0;
+	b->re_n = b->re_at = 0;
+	files_but(&b->tree, dir, skip, nskip, &b->re_nodes, &b->re_n, &cap);
+	b->re_paths = xcalloc(b->re_n + 1, sizeof *b->re_paths);
+	for (size_t i = 0; i < b->re_n; i++) {
+		btree_path(&b->tree, b->re_nodes[i], &b->path);
+		b->re_paths[i] = xstrdup(b->path.data);
+	}
+	struct walk_config cfg = *b->cfg;
+	cfg.req = req;
+	if (req->action == ACTION_WARM)
+		cfg.jobs = 1; /* the chunks read here, between polls of the keyboard */
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	struct walk_result result = { 0 };
+	b->files = b->bytes = b->cached = 0;
+	b->polls = 0;
+	b->remeasuring = true;
+	if (b->re_n)
+		walk_run(&cfg, b->re_paths, &sink, &result);
+	b->remeasuring = false;
+	b->errors = result.errors;
+	for (size_t i = 0; i < b->re_n; i++)
+		free(b->re_paths[i]);
+	free(b->re_paths);
+	b->re_paths = NULL;
+	free(b->re_nodes);
+	b->re_nodes = NULL;
+	b->re_n = 0;
+}
+
 /* r and i: each directory below dir (dir too) stat'ed, and one whose
  * stamp changed (entries made, removed, renamed) walked again in its place
  * as R does (new lines marked *); every other file measured again where it
- * is (no directory read: each path is an operand of the walk, which opens
- * it as it opens any file), the sums made again, each child marked with
- * its change. */
+ * is (no directory read), the sums made again, each child marked with its
+ * change.  A group (a cgroup, --system's deleted files) is gathered again
+ * whole: its processes' files are found anew. */
 static void remeasure(struct browser *b, uint32_t dir)
 {
-	size_t cap = 0;
 	uint64_t errors = 0;
+	if (b->tree.nodes[dir].kind == BN_GROUP) {
+		regather(b, dir);
+		return;
+	}
 	/* the children's figures before, to mark them (their nodes stay
 	 * unless dir itself is walked again) */
 	uint64_t *old = xcalloc(btree_count_children(&b->tree, dir) + 1, sizeof *old);
@@ -815,29 +961,22 @@ static void remeasure(struct browser *b, uint32_t dir)
 		free(old);
 		return;
 	}
+	/* the groups at the top gathered again, and not measured by path */
+	for (uint32_t c = b->tree.nodes[dir].first; c != BNODE_NONE && !b->quit;
+	     c = b->tree.nodes[c].next)
+		if (b->tree.nodes[c].kind == BN_GROUP) {
+			regather(b, c);
+			errors += b->errors;
+			XGROW(changed, changed_cap, nchanged + 1);
+			changed[nchanged++] = c;
+		}
 	if (nchanged) /* (qsort of no array: a null pointer) */
 		qsort(changed, nchanged, sizeof *changed, cmp_node);
-	b->re_n = b->re_at = 0;
-	files_but(&b->tree, dir, changed, nchanged, &b->re_nodes, &b->re_n, &cap);
-	free(changed);
-	b->re_paths = xcalloc(b->re_n + 1, sizeof *b->re_paths);
-	for (size_t i = 0; i < b->re_n; i++) {
-		btree_path(&b->tree, b->re_nodes[i], &b->path);
-		b->re_paths[i] = xstrdup(b->path.data);
-	}
 	/* after the walks again, which set the directories above right */
 	struct bnode before = b->tree.nodes[dir];
-
-	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
-			     .state = b };
-	struct walk_result result = { 0 };
-	b->files = b->bytes = b->cached = 0;
-	b->polls = 0;
-	b->remeasuring = true;
-	if (b->re_n)
-		walk_run(b->cfg, b->re_paths, &sink, &result);
-	b->remeasuring = false;
-	b->errors = errors + result.errors;
+	measure_files(b, dir, changed, nchanged, b->cfg->req);
+	free(changed);
+	b->errors += errors;
 
 	btree_sum(&b->tree, dir);
 	btree_fix_above(&b->tree, dir, &before);
@@ -847,13 +986,6 @@ static void remeasure(struct browser *b, uint32_t dir)
 		b->tree.nodes[c].change = now > was ? BC_UP : now < was ? BC_DOWN : BC_SAME;
 	}
 	free(old);
-	for (size_t i = 0; i < b->re_n; i++)
-		free(b->re_paths[i]);
-	free(b->re_paths);
-	b->re_paths = NULL;
-	free(b->re_nodes);
-	b->re_nodes = NULL;
-	b->re_n = 0;
 	b->status[0] = 0;
 }
 
@@ -880,26 +1012,77 @@ static void refresh_dir(struct browser *b)
 	make_list(b);
 }
 
-/* The first walk, or --pid's again: its rows under the root. */
+/* The first walk, or --pid's, --system's or --cgroup's again: its rows
+ * under the root. */
 static void scan(struct browser *b, char *const *operands, struct walk_result *result)
 {
 	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
 			     .state = b };
 	b->files = b->bytes = b->cached = 0;
 	b->polls = 0;
-	btree_begin(&b->tree, b->npids ? NULL : operands);
+	btree_begin(&b->tree, b->npids || b->system || b->cgroups ? NULL : operands);
 	b->walk_start = realtime_ns();
-	if (b->npids)
+	if (b->system) {
+		struct walk_config cfg = *b->cfg;
+		b->nnotes = 0;
+		cfg.every_dir = true;
+		cfg.max_depth = 0; /* the cgroups' rows: passed over */
+		system_free(b->sys);
+		b->sys = system_run(&cfg, &sink, result, &b->figures);
+		b->fs_cfg = *b->cfg;
+		system_walk_config(b->sys, &b->fs_cfg);
+	} else if (b->cgroups) {
+		cgroup_run(b->cfg, b->cgroups, &sink, result);
+	} else if (b->npids) {
 		pid_run(b->cfg, b->pids, b->npids, &sink, result);
-	else
+	} else {
 		walk_run(b->cfg, operands, &sink, result);
+	}
 }
 
-/* R: the directory walked again, files made or removed since seen too. */
+/* A group's files found again (a cgroup's processes' files; the files
+ * deleted but held open), in place of what it held, each marked. */
+static bool regather(struct browser *b, uint32_t node)
+{
+	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
+			     .state = b };
+	struct walk_result result = { 0 };
+	struct cgroup_figures *cg = cgroup_of(b, node);
+	b->files = b->bytes = b->cached = 0;
+	b->polls = 0;
+	btree_begin(&b->tree, NULL);
+	b->walk_start = realtime_ns();
+	if (cg) {
+		struct cgroup_set one = { .cgroups = cg, .n = 1 };
+		cgroup_run(b->cfg, &one, &sink, &result);
+	} else {
+		struct pid_unseen unseen = { 0 };
+		pid_run_deleted(b->cfg, &sink, &result, &unseen);
+		struct row sum = { .path = system_deleted_row, .path_len = strlen(system_deleted_row),
+				   .type = ROW_FILESYSTEM, .stat = result.total.stat,
+				   .files = result.total.files };
+		if (!b->quit)
+			btree_row(&b->tree, &sum);
+	}
+	b->errors = result.errors;
+	if (b->quit) {
+		btree_abandon(&b->tree);
+		return false;
+	}
+	if (!btree_end_replace(&b->tree, node, true)) {
+		btree_abandon(&b->tree);
+		return false;
+	}
+	b->status[0] = 0;
+	return true;
+}
+
+/* R: the directory walked again, files made or removed since seen too;
+ * at the top of --pid, --system or --cgroup, all found again. */
 static void rewalk_dir(struct browser *b)
 {
 	remember_selection(b);
-	if (b->dir == 0 && b->npids) {
+	if (b->dir == 0 && (b->npids || b->system || b->cgroups)) {
 		struct walk_result result = { 0 };
 		scan(b, NULL, &result);
 		if (b->quit) {
@@ -907,6 +1090,8 @@ static void rewalk_dir(struct browser *b)
 		} else {
 			struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
 			btree_end_rescan(&b->tree, &total);
+			if (b->system)
+				stamp_dirs(b, 0);
 			b->status[0] = 0;
 		}
 	} else if (b->dir == 0) {
@@ -947,7 +1132,18 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	btree_path(&b->tree, node, &b->path);
 	char what[FMT_BUFSIZE], question[4200], name[4096];
 	esc_terminal(name, sizeof name, b->path.data, b->path.len, b->utf8);
-	uint64_t before = n->cached;
+	const char *verb0 = action == ACTION_EVICT ? "evict" : "warm";
+	const char *note = note_of(b, node);
+	if (note) {
+		say(b, "%s: %s: nothing to %s", name, note, verb0);
+		return;
+	}
+	if (deleted_entry(b, node)) {
+		say(b, "a deleted file has no path to open as you: nothing to %s (pagestat "
+		    "--evict acts on files by their names)", verb0);
+		return;
+	}
+	uint64_t before = n->cached, dirty_before = n->dirty;
 	if (action == ACTION_EVICT) {
 		human(what, bytes_of(b, n->cached));
 		snprintf(question, sizeof question, "evict the %s cached of %s?", what, name);
@@ -1004,6 +1200,10 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	else if (b->errors)
 		say(b, "%sed %s: cached %s before, %s now; %" PRIu64 " could not be %sed: their "
 		    "lines say why", verb, name, was, now, b->errors, verb);
+	else if (action == ACTION_EVICT && dirty_before && b->tree.nodes[node].cached)
+		say(b, "evicted %s: cached %s before, %s now: the kernel drops clean pages only, "
+		    "and dirty ones were being written back (e again once written, or run sync)",
+		    name, was, now);
 	else
 		say(b, "%sed %s: cached %s before, %s now", verb, name, was, now);
 	make_list(b);
@@ -1235,7 +1435,8 @@ static void browse_loop(struct browser *b)
 		case 'l':
 			if (sel == BNODE_NONE)
 				break;
-			if (b->tree.nodes[sel].kind == BN_DIR) {
+			if (b->tree.nodes[sel].kind == BN_DIR ||
+			    b->tree.nodes[sel].kind == BN_GROUP) {
 				b->dir = sel;
 				b->sel = b->top = 0;
 				b->nlist = 0;
@@ -1331,8 +1532,7 @@ static void end_screen(void)
 	catch_faults(false);
 }
 
-int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t *pids,
-	       size_t npids)
+int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		msg("--browse needs a terminal: standard %s is not one\n",
@@ -1345,8 +1545,10 @@ int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t
 	all.quiet = true;    /* failures are the tree's, on the screen */
 	struct browser b = {
 		.cfg = &all,
-		.pids = pids,
-		.npids = npids,
+		.pids = src->pids,
+		.npids = src->npids,
+		.system = src->system,
+		.cgroups = src->cgroups,
 		.page_size = inspect_page_size(cfg->ins),
 		.known = inspect_known(cfg->ins),
 		.utf8 = esc_locale_is_utf8(),
@@ -1359,25 +1561,42 @@ int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t
 	draw_scan(&b, NULL, 0);
 
 	struct walk_result result = { 0 };
-	scan(&b, operands, &result);
+	scan(&b, src->operands, &result);
 	b.scanning = false;
 	if (!b.quit) {
 		struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
 		btree_end_scan(&b.tree, &total);
-		if (!npids)
+		if (!src->npids)
 			stamp_dirs(&b, 0);
 		uint32_t first = b.tree.nodes[0].first;
 		if (first != BNODE_NONE && b.tree.nodes[first].next == BNODE_NONE &&
-		    b.tree.nodes[first].kind == BN_DIR)
+		    (b.tree.nodes[first].kind == BN_DIR || b.tree.nodes[first].kind == BN_GROUP))
 			b.dir = first;
 		make_list(&b);
-		if (result.errors)
-			say(&b, "%" PRIu64 " could not be inspected: their lines say why",
-			    result.errors);
+		char share[FMT_BUFSIZE], refused[160] = "";
+		if (result.refused)
+			snprintf(refused, sizeof refused, " (%" PRIu64 " refused: see PRIVILEGES)",
+				 result.refused);
+		if (b.system && b.figures.known &&
+		    fmt_percent(share, bytes_of(&b, b.tree.nodes[0].cached),
+				b.figures.cached + b.figures.buffers))
+		{
+			char failed[96] = "";
+			if (result.errors)
+				snprintf(failed, sizeof failed, "; %" PRIu64 " not inspected",
+					 result.errors);
+			say(&b, "coverage %s%% of the page cache (Cached + Buffers)%s%s", share,
+			    failed, refused);
+		}
+		else if (result.errors)
+			say(&b, "%" PRIu64 " could not be inspected: their lines say why%s",
+			    result.errors, refused);
 		browse_loop(&b);
 	}
 	end_screen();
 	btree_free(&b.tree);
+	system_free(b.sys);
+	free(b.notes);
 	free(b.list);
 	free(b.segments);
 	free(b.extents);

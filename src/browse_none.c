@@ -7,13 +7,10 @@
 #include "msg.h"
 #include "status.h"
 
-int browse_run(const struct walk_config *cfg, char *const *operands, const pid_t *pids,
-	       size_t npids)
+int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 {
 	(void)cfg;
-	(void)operands;
-	(void)pids;
-	(void)npids;
+	(void)src;
 	msg("--browse: this pagestat was built without ncursesw (Debian: libncurses-dev, "
 	    "then configure again)\n");
 	return STATUS_USAGE;

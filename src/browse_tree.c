@@ -68,6 +68,15 @@ void btree_begin(struct btree *t, char *const *operands)
 	t->op = 0;
 }
 
+void btree_section(struct btree *t, const char *top)
+{
+	t->section[0] = (char *)top; /* only read */
+	t->section[1] = NULL;
+	t->operands = top ? t->section : NULL;
+	t->op = 0;
+	t->floor = t->nstack;
+}
+
 /* Does path begin with the operand (the walk keeps its prefix, like du)? */
 static bool under_operand(const char *path, size_t len, const char *op)
 {
@@ -87,17 +96,30 @@ static uint32_t depth_below(const char *path, size_t from, size_t len)
 	return depth;
 }
 
-static enum bnode_kind kind_of(enum row_type type)
+static enum bnode_kind kind_of(const struct btree *t, const struct row *row)
 {
-	switch (type) {
+	switch (row->type) {
 	case ROW_FILE:
 	case ROW_BLOCKDEV:
 		return BN_FILE;
 	case ROW_DIRECTORY:
 		return BN_DIR;
+	case ROW_CGROUP:
+		return BN_GROUP;
+	case ROW_FILESYSTEM:
+		/* walked at its mount point, a directory; not walked (its note
+		 * says why), nothing below it; the deleted files' sum, a group */
+		return row->note ? BN_OTHER : t->operands ? BN_DIR : BN_GROUP;
 	default:
 		return BN_OTHER;
 	}
+}
+
+/* A group's row (a file system's, a cgroup's): the rows since the group
+ * before are its own. */
+static bool is_group_row(const struct row *row)
+{
+	return row->type == ROW_FILESYSTEM || row->type == ROW_CGROUP;
 }
 
 static void set_figures(struct bnode *n, const struct row *row)
@@ -134,9 +156,9 @@ void btree_row(struct btree *t, const struct row *row)
 
 	uint32_t n = new_node(t);
 	struct bnode *node = &t->nodes[n];
-	node->kind = kind_of(row->type);
+	node->kind = kind_of(t, row);
 	set_figures(node, row);
-	if (depth == 0) {
+	if (depth == 0 || is_group_row(row)) {
 		node->name = add_name(t, path, len);
 	} else {
 		size_t end = len;
@@ -147,10 +169,12 @@ void btree_row(struct btree *t, const struct row *row)
 			start--;
 		t->nodes[n].name = add_name(t, path + start, end - start);
 	}
-	/* a directory's row: what waits deeper is its contents, in walk order */
-	if (row->type == ROW_DIRECTORY) {
+	/* a directory's row: what waits deeper is its contents, in walk
+	 * order; a group's: what waits since the group before */
+	bool group = is_group_row(row);
+	if (row->type == ROW_DIRECTORY || group) {
 		uint32_t last = BNODE_NONE;
-		while (t->nstack > t->floor && t->stack[t->nstack - 1].depth > depth) {
+		while (t->nstack > t->floor && (group || t->stack[t->nstack - 1].depth > depth)) {
 			uint32_t c = t->stack[--t->nstack].node;
 			t->nodes[c].parent = n;
 			t->nodes[c].next = last;
@@ -160,6 +184,8 @@ void btree_row(struct btree *t, const struct row *row)
 	}
 	XGROW(t->stack, t->stack_cap, t->nstack + 1);
 	t->stack[t->nstack++] = (struct pending){ .node = n, .depth = depth };
+	if (group)
+		t->floor = t->nstack;
 }
 
 /* The nodes still waiting, chained under parent in walk order; returns
@@ -359,7 +385,7 @@ void btree_fix_above(struct btree *t, uint32_t node, const struct bnode *before_
 void btree_sum(struct btree *t, uint32_t node)
 {
 	struct bnode *n = &t->nodes[node];
-	if (n->kind != BN_DIR && n->kind != BN_ROOT)
+	if (n->kind != BN_DIR && n->kind != BN_ROOT && n->kind != BN_GROUP)
 		return;
 	uint64_t size = 0, pages = 0, cached = 0, dirty = 0, evicted = 0;
 	for (uint32_t c = n->first; c != BNODE_NONE; c = t->nodes[c].next) {
@@ -399,10 +425,17 @@ void btree_files(const struct btree *t, uint32_t node, uint32_t **files, size_t 
 void btree_path(const struct btree *t, uint32_t node, struct strbuf *sb)
 {
 	/* filled from its end: each name, a '/' before it unless the name
-	 * above ends with one (an operand given as "dir/") */
+	 * above ends with one (an operand given as "dir/"); an entry of a
+	 * group (a cgroup's file) is named whole, as a top one */
 	size_t total = 0;
-	for (uint32_t n = node; n != BNODE_NONE && n != 0; n = t->nodes[n].parent)
+	uint32_t top = BNODE_NONE; /* the first name of the path */
+	for (uint32_t n = node; n != BNODE_NONE && n != 0; n = t->nodes[n].parent) {
 		total += strlen(btree_name(t, n)) + 1;
+		uint32_t p = t->nodes[n].parent;
+		top = n;
+		if (p != BNODE_NONE && t->nodes[p].kind == BN_GROUP)
+			break;
+	}
 	sb->len = 0;
 	sb_reserve(sb, total + 1);
 	size_t at = total;
@@ -412,6 +445,8 @@ void btree_path(const struct btree *t, uint32_t node, struct strbuf *sb)
 		size_t len = strlen(name);
 		at -= len;
 		memcpy(sb->data + at, name, len);
+		if (n == top)
+			break;
 		uint32_t p = t->nodes[n].parent;
 		if (p != BNODE_NONE && p != 0) {
 			const char *above = btree_name(t, p);

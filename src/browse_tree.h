@@ -13,7 +13,9 @@
 
 #define BNODE_NONE UINT32_MAX
 
-enum bnode_kind { BN_ROOT, BN_FILE, BN_DIR, BN_OTHER };
+/* BN_GROUP: a top entry that no path names, whose files are gathered
+ * again, not walked (a cgroup of --cgroup; --system's deleted files). */
+enum bnode_kind { BN_ROOT, BN_FILE, BN_DIR, BN_OTHER, BN_GROUP };
 
 /* What a refresh found of a node's cached pages (i's highlight). */
 enum bnode_change { BC_SAME, BC_UP, BC_DOWN, BC_NEW };
@@ -57,6 +59,7 @@ struct btree {
 	size_t nstack, stack_cap, floor;
 	char *const *operands;
 	size_t op; /* the operand whose rows come */
+	char *section[2]; /* --system: the file system walked, as operands */
 };
 
 void btree_init(struct btree *t);
@@ -65,6 +68,11 @@ void btree_free(struct btree *t);
 /* Rows of a walk of operands follow, each given to btree_row; with no
  * operands (--pid), each row is an entry of its own below the root. */
 void btree_begin(struct btree *t, char *const *operands);
+/* --system (sink_section): the rows that follow are of the file system
+ * walked at top, or (NULL) each named whole.  A file system's or a
+ * cgroup's row takes every row since the section or group before as its
+ * own, and becomes an entry below the root. */
+void btree_section(struct btree *t, const char *top);
 void btree_row(struct btree *t, const struct row *row);
 /* The scan's end: the operands' nodes become the root's children. */
 void btree_end_scan(struct btree *t, const struct row *total);

@@ -689,14 +689,13 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_BROWSE, { 's', OPT_TOP, OPT_OUTPUT_ALL, OPT_EXPECT_CACHED },
 	  "--browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: "
 	  "it sorts and shows by its own keys" },
-	{ RULE_EXCLUDES, OPT_BROWSE, { 'J', OPT_CSV, OPT_SYSTEM },
-	  "--browse cannot be combined with -J/--json, --csv or --system: it browses the "
-	  "FILE operands' trees or --pid's files" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { 'J', OPT_CSV },
+	  "--browse cannot be combined with -J/--json or --csv: it shows its own screen" },
+	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_CHARGED },
+	  "--browse cannot be combined with --charged: it has no charged column (pagestat "
+	  "--cgroup=CGROUP --charged counts them)" },
 	{ RULE_NEEDS, OPT_CHARGED, { OPT_CGROUP },
 	  "--charged needs --cgroup: it counts the pages charged to that cgroup" },
-	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_BROWSE },
-	  "--cgroup cannot be combined with --browse: it browses the FILE operands' trees or "
-	  "--pid's files" },
 };
 
 const size_t rule_count = sizeof option_rules / sizeof option_rules[0];

@@ -631,8 +631,15 @@ int run_inspection(const struct options *opts)
 		status = STATUS_FATAL;
 	if (status == STATUS_OK && opts->browse) {
 		struct walk_config cfg = walk_config_of(&run, &run.req);
-		status = browse_run(&cfg, opts->npids ? NULL : opts->operands, opts->pids,
-				    opts->npids);
+		struct browse_source src = {
+			.operands = opts->npids || opts->system || opts->ncgroups ? NULL
+										  : opts->operands,
+			.pids = opts->pids,
+			.npids = opts->npids,
+			.system = opts->system,
+			.cgroups = opts->ncgroups ? &run.cgroups : NULL,
+		};
+		status = browse_run(&cfg, &src);
 	} else if (status == STATUS_OK) {
 		bool lock = opts->action == ACTION_LOCK;
 		if (opts->interval || opts->output_file || lock)

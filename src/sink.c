@@ -82,6 +82,12 @@ bool sink_row(struct sink *sink, const struct row *row)
 	return written(sink);
 }
 
+void sink_section(struct sink *sink, const char *top)
+{
+	if (sink->ops->section)
+		sink->ops->section(sink, top);
+}
+
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	sink->ops->end(sink, total, errors);

@@ -53,6 +53,11 @@ struct sink_ops {
 	void (*row)(struct sink *sink, const struct row *row);
 	void (*end)(struct sink *sink, const struct row *total, uint64_t errors);
 	void (*free)(struct sink *sink);
+	/* --system, for --browse (the one sink that has it): the rows that
+	 * follow, to the next section, are of one file system walked at top
+	 * (a mount point), or (top NULL) rows each named by its whole path
+	 * (deleted files, block devices); a file system's row ends its own. */
+	void (*section)(struct sink *sink, const char *top);
 };
 
 struct sink {
@@ -81,6 +86,8 @@ void sink_free(struct sink *sink);
 bool sink_begin(struct sink *sink);
 bool sink_row(struct sink *sink, const struct row *row);
 bool sink_end(struct sink *sink, const struct row *total, uint64_t errors);
+/* Tells a sink that has a section op (the others need not know). */
+void sink_section(struct sink *sink, const char *top);
 
 /* errno of the first write that failed in any sink, or 0. */
 int sink_write_errno(void);

@@ -39,6 +39,9 @@ struct walk_config {
 	size_t nprune;
 	/* --system: how many cgroup rows (--top; 0: all) */
 	uint64_t top;
+	/* --browse --system: a row for every directory of the file systems
+	 * (-d is the cgroups' depth there) */
+	bool every_dir;
 };
 
 struct walk_result {

@@ -203,6 +203,16 @@ static void add_result(struct walk_result *into, const struct walk_result *r)
 	into->output_failed |= r->output_failed;
 }
 
+void system_walk_config(const struct system *sys, struct walk_config *cfg)
+{
+	cfg->all = true;
+	cfg->quiet = true; /* the failures are summed up at the end */
+	cfg->one_file_system = true;
+	cfg->follow = FOLLOW_NONE;
+	cfg->prune = sys->points;
+	cfg->nprune = sys->nmounts;
+}
+
 static void walk_mount(const struct system *sys, const struct walk_config *cfg,
 		       const struct mount *m, struct sink *sink, struct walk_result *result)
 {
@@ -212,13 +222,9 @@ static void walk_mount(const struct system *sys, const struct walk_config *cfg,
 	struct walk_result r = { 0 };
 	char *operands[] = { m->point, NULL };
 
-	fs_cfg.all = true;
-	fs_cfg.quiet = true; /* the failures are summed up at the end */
-	fs_cfg.one_file_system = true;
-	fs_cfg.follow = FOLLOW_NONE;
-	fs_cfg.max_depth = -1;
-	fs_cfg.prune = sys->points;
-	fs_cfg.nprune = sys->nmounts;
+	system_walk_config(sys, &fs_cfg);
+	fs_cfg.max_depth = cfg->every_dir ? LONG_MAX : -1;
+	sink_section(sink, m->point);
 	walk_run(&fs_cfg, operands, &fs_sink, &r);
 	add_result(result, &r);
 	result->output_failed |= fs_sink.failed;
@@ -229,6 +235,8 @@ static void unwalked_row(const struct mount *m, unsigned known, struct sink *sin
 			 struct walk_result *result)
 {
 	struct pagecache_stat none = { .known = known };
+
+	sink_section(sink, NULL);
 	struct row row = {
 		.path = m->point,
 		.path_len = strlen(m->point),
@@ -246,7 +254,7 @@ static void unwalked_row(const struct mount *m, unsigned known, struct sink *sin
 
 /* The path of the row that sums the files no mount point leads to: in
  * parentheses, as no mount point is. */
-static const char deleted_row[] = "(deleted and memfd files)";
+const char system_deleted_row[] = "(deleted and memfd files)";
 
 /* The files deleted but still open or mapped, memfds among them: their
  * own rows, then one that sums them (type filesystem), so that the
@@ -257,11 +265,12 @@ static void deleted_files(const struct walk_config *cfg, struct sink *sink,
 	struct walk_result r = { 0 };
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
 
+	sink_section(sink, NULL);
 	pid_run_deleted(cfg, sink, &r, unseen);
 	add_result(result, &r);
 	if (result->output_failed)
 		return;
-	report_sum_row(&out, deleted_row, sizeof deleted_row - 1, ROW_FILESYSTEM, r.total.files,
+	report_sum_row(&out, system_deleted_row, sizeof system_deleted_row - 1, ROW_FILESYSTEM, r.total.files,
 		       r.errors, &r.total.stat);
 	result->output_failed |= out.output_failed;
 }
@@ -358,6 +367,7 @@ static void blockdevs(struct system *sys, const struct walk_config *cfg, struct 
 	struct report out = { .sink = sink, .quiet = cfg->quiet };
 	struct agg_sum total = { .stat.known = inspect_known(cfg->ins) };
 
+	sink_section(sink, NULL);
 	for (size_t i = 0; i < sys->nmounts && !out.output_failed; i++)
 		if (sys->mounts[i].use == MOUNT_WALK && major(sys->mounts[i].dev) != 0)
 			blockdev_row(sys, cfg, &sys->mounts[i], &out, &total);

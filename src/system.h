@@ -21,6 +21,14 @@ struct system;
 struct system *system_run(const struct walk_config *cfg, struct sink *sink,
 			  struct walk_result *result, struct system_figures *figures);
 
+/* What the walk of one of sys's file systems adds to cfg (-a, -x, no
+ * symbolic link followed, the other mount points pruned): --browse walks
+ * a directory of one again with it. */
+void system_walk_config(const struct system *sys, struct walk_config *cfg);
+
+/* The path of the row that sums the files no mount point leads to. */
+extern const char system_deleted_row[];
+
 void system_free(struct system *sys);
 
 #endif

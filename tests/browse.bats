@@ -18,6 +18,8 @@ teardown() {
 		kill "$HOLDER" 2>/dev/null
 		wait "$HOLDER" 2>/dev/null
 	fi
+	[[ -z ${MOUNTED-} ]] || umount "$MOUNTED" 2>/dev/null
+	[[ -z ${CG-} ]] || remove_browse_cgroup "$CG"
 	leave_nobody_dir
 	return 0
 }
@@ -52,6 +54,35 @@ start_browse() {
 }
 
 screen() { tm capture-pane -p; }
+
+# Waits (3 minutes at most) until the first screen after a scan of the
+# whole machine (--system) is drawn.
+wait_scanned() {
+	local i
+	for ((i = 0; i < 1800; i++)); do
+		screen | grep -qF -- "by cached" && return 0
+		sleep 0.1
+	done
+	echo "the scan never ended" >&2
+	screen >&2
+	return 1
+}
+
+# Moves the selection (g, then j) to the line that holds TEXT; the
+# selected line is drawn in reverse video (capture-pane -e shows it).
+select_entry() {
+	local i
+	tm send-keys g
+	sleep 0.2
+	for ((i = 0; i < 100; i++)); do
+		tm capture-pane -p -e | sed -n '4,$p' | grep -F -- "$1" | grep -qE $'\e''\[([0-9]+;)*7m' && return 0
+		tm send-keys j
+		sleep 0.1
+	done
+	echo "select_entry: no line of $1 was selected" >&2
+	screen >&2
+	return 1
+}
 
 # Waits (5 s at most, polled) until the screen holds TEXT (a fixed string).
 wait_screen() {
@@ -588,6 +619,160 @@ table_of() {
 	screen | grep -F -- "+$path " >/dev/null
 }
 
+@test "--browse --system: the file systems at the top as --system's rows say; one opens to its tree; deleted files in a group of their own" {
+	require_browse
+	require_root "only root mounts a tmpfs for a file system of the test's own"
+	mkdir mnt
+	mount -t tmpfs -o size=16m pagestat-browse "$PWD/mnt" 2>/dev/null || skip "cannot mount a tmpfs here"
+	MOUNTED=$PWD/mnt
+	mkdir mnt/d
+	head -c $((8 * PAGE)) /dev/zero >mnt/eight
+	head -c $((3 * PAGE)) /dev/zero >mnt/three
+	head -c $((2 * PAGE)) /dev/zero >mnt/d/two
+	# a file deleted but held open: no mount point leads to it
+	make_cached gone 4
+	hold_open gone
+	rm gone
+	COLS_=250 ROWS_=40 start_browse --system
+	wait_scanned
+	wait_screen "pagestat --browse (the machine: its file systems, as --system finds them)"
+	# the status line: the share of /proc/meminfo's Cached + Buffers found
+	screen | grep -qE '^coverage [0-9.]+% of the page cache \(Cached \+ Buffers\)' ||
+		fail "no coverage on the status line"
+	# the tmpfs's line: --system's row of it (a tmpfs's pages stay)
+	local row
+	row=$("$PAGESTAT" --system -n -o size,cached,percent,dirty,evicted,path 2>/dev/null |
+		awk -v p="$MOUNTED" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //')
+	assert_equal "$row" "52K 52K 100.0% 0B 0B"
+	assert_equal "$(line_of "$MOUNTED/")" "$MOUNTED/ $row"
+	# the root file system's line too, the test's directory being on it
+	screen | grep -qE '^[ +*-]/ ' || fail "no line of /"
+	# opened: the tmpfs's own tree, as -a says of it
+	select_entry "$MOUNTED/"
+	tm send-keys Enter
+	wait_screen "pagestat --browse $MOUNTED"
+	assert_equal "$(names_shown)" "d/ eight three"
+	assert_equal "$(line_of eight)" "eight 32K 32K 100.0% 0B 0B"
+	assert_equal "$(line_of d/)" "d/ 8.0K 8.0K 100.0% 0B 0B"
+	# r: a file made since is found (the directory walked again, by -x)
+	head -c $((5 * PAGE)) /dev/zero >mnt/five
+	tm send-keys r
+	wait_screen "1 dir walked again"
+	screen | grep -qF -- "*five " || fail "five is not marked new"
+	assert_equal "$(line_of five)" "five 20K 20K 100.0% 0B 0B"
+	# the deleted file, in "(deleted and memfd files)", named by its path
+	tm send-keys h
+	wait_screen "(the machine: its file systems"
+	select_entry "(deleted and memfd files)"
+	tm send-keys Enter
+	wait_screen "pagestat --browse (deleted and memfd files)"
+	screen | grep -F -- "$BATS_TEST_TMPDIR/gone (deleted)" | grep -qE ' 16K +16K ' ||
+		fail "the deleted file's line is not 16K 16K"
+	select_entry "$BATS_TEST_TMPDIR/gone (deleted)"
+	tm send-keys e
+	wait_screen "a deleted file has no path to open as you: nothing to evict"
+	run -0 pcarrange stat "/proc/$HOLDER/fd/3"
+	assert_equal "${output%% *}" 4
+	tm send-keys q
+	wait_screen "pagestat-exited-0"
+}
+
+@test "--browse --system: a file system not walked says why on its line, and e does nothing to it" {
+	require_browse
+	require_root "only root mounts an overlay"
+	mkdir lower upper work merged
+	echo x >lower/file
+	mount -t overlay overlay -o "lowerdir=$PWD/lower,upperdir=$PWD/upper,workdir=$PWD/work" merged 2>/dev/null ||
+		skip "cannot mount an overlay here"
+	MOUNTED=$PWD/merged
+	COLS_=250 ROWS_=40 start_browse --system
+	wait_scanned
+	# (the note cut at the screen's edge)
+	wait_screen_re "$MOUNTED +\(not walked: an overlay's pages are in"
+	select_entry "$MOUNTED "
+	tm send-keys e
+	wait_screen "$MOUNTED: not walked: an overlay's pages are in its layers' files: nothing to evict"
+}
+
+# A v1 memory cgroup for the test (root only); removed in teardown, its
+# processes killed.
+make_browse_cgroup() {
+	require_root "only root makes a memory cgroup"
+	[[ -e /sys/fs/cgroup/memory/memory.stat ]] || skip "no cgroup v1 memory controller is mounted"
+	CGNAME=pagestat-browse-$$-$BATS_TEST_NUMBER
+	CG=/sys/fs/cgroup/memory/$CGNAME
+	mkdir "$CG" || skip "cannot make a memory cgroup at $CG"
+}
+
+remove_browse_cgroup() {
+	local pid i
+	for ((i = 0; i < 20; i++)); do
+		while read -r pid; do
+			kill -9 "$pid" 2>/dev/null
+		done <"$1/cgroup.procs"
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	rmdir "$1"
+}
+
+@test "--browse --cgroup: the cgroup's processes' files as --cgroup's rows say, its own counter in the header; r, e act on them" {
+	require_browse
+	make_browse_cgroup
+	make_partial held 8 0 3
+	own_command sleep 120
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "${OWN_COMMAND[@]}" 3<held &
+	HOLDER=$!
+	own_started "$HOLDER"
+	local path=$BATS_TEST_TMPDIR/held row
+	row=$("$PAGESTAT" --cgroup="$CGNAME" -n -o size,cached,percent,dirty,evicted,path |
+		awk -v p="$path" '$NF == p { NF--; print }' | sed 's/ \+/ /g; s/^ //')
+	[[ $row == "32K 12K 37.5% 0B "* ]] || fail "--cgroup's row of held: $row"
+	COLS_=250 start_browse --cgroup="$CGNAME"
+	# one cgroup: it is the top, its path and the kernel's counter shown
+	wait_screen "pagestat --browse $CG"
+	screen | sed -n 2p | grep -qF "cgroup's file " || fail "no cgroup's file in the header"
+	assert_equal "$(line_of "$path")" "$path $row"
+	# r finds the cgroup's processes' files again
+	pcarrange cache held 0 8
+	tm send-keys r
+	wait_line "$path" "^$path 32K 32K "
+	screen | grep -qF -- "+$path " || fail "held is not marked +"
+	# e evicts it, asked first; cachestat agrees
+	select_entry "$path"
+	tm send-keys e
+	wait_screen "evict the 32K cached of $path? [y/n]"
+	tm send-keys y
+	wait_screen "evicted $path"
+	run -0 pcarrange stat held
+	assert_equal "${output%% *}" 0
+	wait_line "$path" "^$path 32K 0B "
+}
+
+@test "--browse --cgroup with two cgroups: each a line at the top, opened to its files" {
+	require_browse
+	make_browse_cgroup
+	local second=$CG-b
+	mkdir "$second" || skip "cannot make a second memory cgroup"
+	make_cached held 4
+	own_command sleep 120
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$second" "${OWN_COMMAND[@]}" 3<held &
+	HOLDER=$!
+	own_started "$HOLDER"
+	COLS_=250 start_browse --cgroup="$CGNAME" --cgroup="$CGNAME-b"
+	wait_screen "(the cgroups of --cgroup, each with its processes' files)"
+	# the second holds held's 4 pages (and its program's); the first nothing
+	line_of "$CG" | grep -qE "^$CG 0B 0B " || fail "the first cgroup's line is not empty"
+	select_entry "$second "
+	tm send-keys Enter
+	wait_screen "pagestat --browse $second"
+	assert_equal "$(line_of "$BATS_TEST_TMPDIR/held")" "$BATS_TEST_TMPDIR/held 16K 16K 100.0% 0B 0B"
+	kill "$HOLDER"
+	wait "$HOLDER" 2>/dev/null || true
+	HOLDER=
+	remove_browse_cgroup "$second"
+}
+
 @test "--browse needs a terminal, and refuses outputs and actions, naming them" {
 	built_without && skip "pagestat was built without ncursesw: the next test"
 	mkdir t
@@ -613,10 +798,19 @@ table_of() {
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
 		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: it sorts and shows by its own keys"
 	done
-	for opt in -J --csv --system; do
+	for opt in -J --csv; do
 		run -2 --separate-stderr "$PAGESTAT" --browse $opt t
-		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -J/--json, --csv or --system: it browses the FILE operands' trees or --pid's files"
+		assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with -J/--json or --csv: it shows its own screen"
 	done
+	run -2 --separate-stderr "$PAGESTAT" --browse --cgroup=self --charged
+	assert_equal "${stderr%%$'\n'*}" "pagestat: --browse cannot be combined with --charged: it has no charged column (pagestat --cgroup=CGROUP --charged counts them)"
+	# --system and --cgroup browse what they name: no FILE operands
+	run -2 --separate-stderr "$PAGESTAT" --browse --system t
+	assert_output ""
+	[[ $stderr == *--system* ]]
+	run -2 --separate-stderr "$PAGESTAT" --browse --cgroup=self t
+	assert_output ""
+	[[ $stderr == *"--cgroup inspects its cgroups' processes' files"* ]]
 }
 
 @test "--browse in a build without ncursesw says so, status 2" {

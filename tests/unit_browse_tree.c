@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of browse_tree.c: the tree made from the walk's rows (a
  * directory's row after its contents), several operands, paths, a walk
- * again in place of a node, and the sums made again. */
+ * again in place of a node, the sums made again, and --system's and
+ * --cgroup's groups. */
 #include <config.h>
 
 #include <stdlib.h>
@@ -150,9 +151,98 @@ static void test_sum(void)
 	btree_free(&t);
 }
 
+/* --system: each file system's rows after its section, its row last (a
+ * file system's type), then the deleted files named whole, their sum, and
+ * a block device named whole; a file system not walked (a note) is no
+ * directory. */
+static void test_system(void)
+{
+	struct btree t;
+	btree_init(&t);
+	btree_begin(&t, NULL);
+	btree_section(&t, "/");
+	row(&t, "/usr/a", ROW_FILE, 2, 1);
+	row(&t, "/usr", ROW_DIRECTORY, 2, 1);
+	row(&t, "/f", ROW_FILE, 1, 1);
+	row(&t, "/", ROW_FILESYSTEM, 3, 2);
+	btree_section(&t, "/boot");
+	row(&t, "/boot/vmlinuz", ROW_FILE, 4, 4);
+	row(&t, "/boot", ROW_FILESYSTEM, 4, 4);
+	btree_section(&t, NULL);
+	struct row overlay = { .path = "/merged", .path_len = 7, .type = ROW_FILESYSTEM,
+			       .note = "not walked" };
+	btree_row(&t, &overlay);
+	btree_section(&t, NULL);
+	row(&t, "/tmp/x (deleted)", ROW_FILE, 1, 0);
+	row(&t, "/memfd:y (deleted)", ROW_FILE, 1, 1);
+	row(&t, "(deleted and memfd files)", ROW_FILESYSTEM, 2, 1);
+	btree_section(&t, NULL);
+	row(&t, "/dev/vda", ROW_BLOCKDEV, 8, 3);
+	struct row total = { .type = ROW_TOTAL, .stat = { .pages = 17, .cached = 10 } };
+	btree_end_scan(&t, &total);
+
+	unit_expect_str("the top: file systems, the group, the device", children(&t, 0),
+			"/ /boot /merged (deleted and memfd files) /dev/vda");
+	uint32_t root = child(&t, 0, "/"), boot = child(&t, 0, "/boot");
+	uint32_t merged = child(&t, 0, "/merged"), del = child(&t, 0, "(deleted and memfd files)");
+	unit_expect_str("/'s children", children(&t, root), "usr f");
+	unit_expect_str("/boot's children", children(&t, boot), "vmlinuz");
+	unit_expect_str("the deleted files, named whole", children(&t, del),
+			"/tmp/x (deleted) /memfd:y (deleted)");
+	unit_check(t.nodes[root].kind == BN_DIR && t.nodes[boot].kind == BN_DIR,
+		   "a file system walked is a directory");
+	unit_check(t.nodes[merged].kind == BN_OTHER, "a file system not walked is no directory");
+	unit_check(t.nodes[del].kind == BN_GROUP, "the deleted files are a group");
+	expect_path(&t, child(&t, child(&t, root, "usr"), "a"), "/usr/a");
+	expect_path(&t, child(&t, boot, "vmlinuz"), "/boot/vmlinuz");
+	expect_path(&t, child(&t, del, "/memfd:y (deleted)"), "/memfd:y (deleted)");
+	expect_path(&t, child(&t, 0, "/dev/vda"), "/dev/vda");
+	btree_free(&t);
+}
+
+/* --cgroup: each cgroup's files (named whole), then its row; gathered
+ * again in place of its node, the changes marked. */
+static void test_cgroups(void)
+{
+	struct btree t;
+	btree_init(&t);
+	btree_begin(&t, NULL);
+	row(&t, "/usr/lib/libc.so.6", ROW_FILE, 4, 4);
+	row(&t, "/srv/db", ROW_FILE, 10, 2);
+	row(&t, "/sys/fs/cgroup/memory/a", ROW_CGROUP, 14, 6);
+	row(&t, "/srv/other", ROW_FILE, 1, 1);
+	row(&t, "/sys/fs/cgroup/memory/b", ROW_CGROUP, 1, 1);
+	struct row total = { .type = ROW_TOTAL, .stat = { .pages = 15, .cached = 7 } };
+	btree_end_scan(&t, &total);
+	uint32_t a = child(&t, 0, "/sys/fs/cgroup/memory/a");
+	unit_expect_str("the cgroups", children(&t, 0),
+			"/sys/fs/cgroup/memory/a /sys/fs/cgroup/memory/b");
+	unit_expect_str("a's files", children(&t, a), "/usr/lib/libc.so.6 /srv/db");
+	unit_check(t.nodes[a].kind == BN_GROUP, "a cgroup is a group");
+	expect_path(&t, child(&t, a, "/srv/db"), "/srv/db");
+
+	btree_begin(&t, NULL);
+	row(&t, "/usr/lib/libc.so.6", ROW_FILE, 4, 4);
+	row(&t, "/srv/db", ROW_FILE, 10, 7);
+	row(&t, "/srv/new", ROW_FILE, 2, 0);
+	row(&t, "/sys/fs/cgroup/memory/a", ROW_CGROUP, 16, 11);
+	unit_check(btree_end_replace(&t, a, true), "a gathered again");
+	unit_expect_str("a's files again", children(&t, a), "/usr/lib/libc.so.6 /srv/db /srv/new");
+	unit_check(t.nodes[child(&t, a, "/srv/db")].change == BC_UP &&
+			   t.nodes[child(&t, a, "/srv/new")].change == BC_NEW &&
+			   t.nodes[child(&t, a, "/usr/lib/libc.so.6")].change == BC_SAME,
+		   "a's files marked");
+	unit_check(t.nodes[a].cached == 11 && t.nodes[0].cached == 12,
+		   "a and the top set right: %lu, %lu", (unsigned long)t.nodes[a].cached,
+		   (unsigned long)t.nodes[0].cached);
+	btree_free(&t);
+}
+
 void unit_browse_tree(void)
 {
 	test_build();
 	test_replace();
 	test_sum();
+	test_system();
+	test_cgroups();
 }
