@@ -429,12 +429,13 @@ void btree_path(const struct btree *t, uint32_t node, struct strbuf *sb)
 	 * group (a cgroup's file) is named whole, as a top one */
 	size_t total = 0;
 	uint32_t top = BNODE_NONE; /* the first name of the path */
-	for (uint32_t n = node; n != BNODE_NONE && n != 0; n = t->nodes[n].parent) {
+	for (uint32_t n = node; n != BNODE_NONE && n != 0;) {
 		total += strlen(btree_name(t, n)) + 1;
-		uint32_t p = t->nodes[n].parent;
 		top = n;
+		uint32_t p = t->nodes[n].parent;
 		if (p != BNODE_NONE && t->nodes[p].kind == BN_GROUP)
 			break;
+		n = p;
 	}
 	sb->len = 0;
 	sb_reserve(sb, total + 1);
