@@ -160,6 +160,13 @@ make_unarranged_dropped() {
 	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 --format=ndjson -o path,cached,delta cold
 	wait
 	assert_equal "${#lines[@]}" 4
+	# some of the 4 pages gone by the second sample: the kernel paged them
+	# out (DAMON, TESTING.md), marked to be tried again
+	local second
+	second=$(jq -s '.[2].cached' <<<"$output")
+	if ((second > 0 && second < 4)); then
+		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+	fi
 	assert_equal "$(jq -sc 'map([.path, .cached, .delta, .delta_bytes])' <<<"$output")" \
 		"[[\"cold\",0,null,null],[null,0,null,null],[\"cold\",4,4,$((4 * PAGE))],[null,4,4,$((4 * PAGE))]]"
 	# and when they leave the cache, a negative one
