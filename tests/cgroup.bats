@@ -382,7 +382,7 @@ arrange_three() {
 --cgroup=self --evict|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
 --cgroup=self --lock|--cgroup cannot be combined with --evict, --warm, --warm-from or --lock
 --cgroup=self -d 1|--cgroup has a row per file and per cgroup: no -d/--max-depth
---cgroup=self --browse|--cgroup cannot be combined with --browse
+--cgroup=self --browse --charged|--browse cannot be combined with --charged
 EOF
 	# a hierarchy of another controller
 	local other
