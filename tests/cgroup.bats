@@ -476,6 +476,8 @@ assert_undisturbed() {
 
 	# the same pages are charged to the memory controller's root (it and every cgroup below)
 	run -0 --separate-stderr pagestat --cgroup="$MEMCG" --charged -a -J dir
+	assert_undisturbed dir/inside "$pages"
+	assert_undisturbed dir/outside "$pages"
 	assert_row dir/inside charged="$pages"
 	assert_row dir/outside charged="$pages"
 }
