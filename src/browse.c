@@ -103,6 +103,7 @@ struct browser {
 	bool interval;       /* i: measuring again every REFRESH_SECONDS */
 	bool scanning, quit, remeasuring, want_detail;
 	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
+	bool evicting;           /* e under way (warm_stop: asked to stop too) */
 	char status[4400];
 };
 
@@ -591,8 +592,8 @@ static void poll_keys(struct browser *b)
 	int kept[32], ch;
 	size_t n = 0;
 	while ((ch = getch()) != ERR) {
-		if (b->warming && (ch == 'q' || ch == 'Q' || ch == 27))
-			b->warm_stop = true; /* the warm stops, not pagestat */
+		if ((b->warming || b->evicting) && (ch == 'q' || ch == 'Q' || ch == 27))
+			b->warm_stop = true; /* the warm or evict stops, not pagestat */
 		else if (ch == 'q' || ch == 'Q')
 			b->quit = true;
 		else if (ch == KEY_RESIZE)
@@ -671,7 +672,7 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	nodelay(stdscr, TRUE);
 	poll_keys(b);
 	nodelay(stdscr, FALSE);
-	if (b->quit) {
+	if (b->quit || (b->evicting && b->warm_stop)) {
 		sink->failed = true; /* the walk stops at once */
 		return;
 	}
@@ -679,6 +680,7 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 		draw_scan(b, row->path, row->path_len);
 	} else {
 		say(b, b->warming ? "warming... (%" PRIu64 " files) q or Escape stops"
+		    : b->evicting ? "evicting... (%" PRIu64 " files) q or Escape stops"
 				  : "measuring... (%" PRIu64 " files)", b->files);
 		draw_status(b);
 		refresh();
@@ -873,6 +875,9 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	bool ok = false;
 	if (b->quit) {
 		btree_abandon(&b->tree);
+	} else if (b->evicting && b->warm_stop) {
+		btree_abandon(&b->tree); /* a part of the walk: measured again after */
+		ok = true;
 	} else if (!btree_end_replace(&b->tree, node, true)) {
 		b->tree.nodes[node].error = ENOENT;
 		char name[4096];
@@ -1165,25 +1170,28 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	struct file_request req = *b->cfg->req;
 	req.action = action;
 	remember_selection(b);
+	b->warm_stop = false;
 	if (action == ACTION_WARM) {
 		b->warming = true;
-		b->warm_stop = false;
 		warm_browser = b;
 		action_chunk_hook = warm_chunk;
+	} else {
+		b->evicting = true; /* stopped between two files */
 	}
 	bool done = walk_again(b, node, &req);
 	action_chunk_hook = NULL;
 	warm_browser = NULL;
-	b->warming = false;
+	b->warming = b->evicting = false;
 	if (done && b->warm_stop) {
-		/* what the warm read before it stopped: measured again */
+		/* what the warm read or the evict dropped before it stopped:
+		 * measured again */
 		b->warm_stop = false;
 		if (walk_again(b, node, b->cfg->req)) {
 			char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
 			human(was, bytes_of(b, before));
 			human(now, bytes_of(b, b->tree.nodes[node].cached));
-			say(b, "warm of %s stopped (q or Escape): cached %s before, %s now", name,
-			    was, now);
+			say(b, "%s of %s stopped (q or Escape): cached %s before, %s now",
+			    action == ACTION_EVICT ? "evict" : "warm", name, was, now);
 			make_list(b);
 		}
 		return;
@@ -1226,7 +1234,8 @@ static void draw_help(struct browser *b)
 		"  i                  measure it every 2 seconds (again: stop);",
 		"                     + more cached, - less since the measure before",
 		"                     (and * new, after R)",
-		"  e                  evict the selected file or directory (asks first)",
+		"  e                  evict the selected file or directory (asks first);",
+		"                     q or Escape stops the evict",
 		"  w                  warm the selected file or directory (asks first);",
 		"                     q or Escape stops the warm",
 		"  ?                  this help; Ctrl-L draws the screen again",
