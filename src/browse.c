@@ -728,6 +728,27 @@ static void sink_browse_section(struct sink *sink, const char *top)
 static const struct sink_ops browse_ops = { .row = sink_browse_row, .end = sink_browse_end,
 					    .section = sink_browse_section };
 
+/* The browser's sink for a walk about to start, its counters at 0. */
+static struct sink walk_sink(struct browser *b)
+{
+	b->files = b->bytes = b->cached = 0;
+	b->polls = 0;
+	return (struct sink){ .ops = &browse_ops,
+			      .cfg = { .out = stdout, .page_size = b->page_size },
+			      .state = b };
+}
+
+/* base with req's measure or action: a warm on one thread, its chunks
+ * read here between polls of the keyboard. */
+static struct walk_config walk_cfg(const struct walk_config *base, const struct file_request *req)
+{
+	struct walk_config cfg = *base;
+	cfg.req = req;
+	if (req->action == ACTION_WARM)
+		cfg.jobs = 1;
+	return cfg;
+}
+
 static int64_t realtime_ns(void)
 {
 	struct timespec now;
@@ -857,16 +878,10 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 	btree_path(&b->tree, node, &b->path);
 	char *path = xstrdup(b->path.data);
 	char *operands[2] = { path, NULL };
-	struct walk_config cfg = b->system ? b->fs_cfg : *b->cfg;
-	cfg.req = req;
-	if (req->action == ACTION_WARM)
-		cfg.jobs = 1; /* the chunks read here, between polls of the keyboard */
-	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
-			     .state = b };
+	struct walk_config cfg = walk_cfg(b->system ? &b->fs_cfg : b->cfg, req);
+	struct sink sink = walk_sink(b);
 	struct walk_result result = { 0 };
 
-	b->files = b->bytes = b->cached = 0;
-	b->polls = 0;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
 	btree_begin(&b->tree, operands);
 	b->walk_start = realtime_ns();
@@ -907,15 +922,9 @@ static void measure_files(struct browser *b, uint32_t dir, const uint32_t *skip,
 		btree_path(&b->tree, b->re_nodes[i], &b->path);
 		b->re_paths[i] = xstrdup(b->path.data);
 	}
-	struct walk_config cfg = *b->cfg;
-	cfg.req = req;
-	if (req->action == ACTION_WARM)
-		cfg.jobs = 1; /* the chunks read here, between polls of the keyboard */
-	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
-			     .state = b };
+	struct walk_config cfg = walk_cfg(b->cfg, req);
+	struct sink sink = walk_sink(b);
 	struct walk_result result = { 0 };
-	b->files = b->bytes = b->cached = 0;
-	b->polls = 0;
 	b->remeasuring = true;
 	if (b->re_n)
 		walk_run(&cfg, b->re_paths, &sink, &result);
@@ -1021,10 +1030,7 @@ static void refresh_dir(struct browser *b)
  * under the root. */
 static void scan(struct browser *b, char *const *operands, struct walk_result *result)
 {
-	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
-			     .state = b };
-	b->files = b->bytes = b->cached = 0;
-	b->polls = 0;
+	struct sink sink = walk_sink(b);
 	btree_begin(&b->tree, b->npids || b->system || b->cgroups ? NULL : operands);
 	b->walk_start = realtime_ns();
 	if (b->system) {
@@ -1049,12 +1055,9 @@ static void scan(struct browser *b, char *const *operands, struct walk_result *r
  * deleted but held open), in place of what it held, each marked. */
 static bool regather(struct browser *b, uint32_t node)
 {
-	struct sink sink = { .ops = &browse_ops, .cfg = { .out = stdout, .page_size = b->page_size },
-			     .state = b };
+	struct sink sink = walk_sink(b);
 	struct walk_result result = { 0 };
 	struct cgroup_figures *cg = cgroup_of(b, node);
-	b->files = b->bytes = b->cached = 0;
-	b->polls = 0;
 	btree_begin(&b->tree, NULL);
 	b->walk_start = realtime_ns();
 	if (cg) {
