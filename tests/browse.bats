@@ -19,7 +19,10 @@ teardown() {
 		wait "$HOLDER" 2>/dev/null
 	fi
 	[[ -z ${MOUNTED-} ]] || umount "$MOUNTED" 2>/dev/null
-	[[ -z ${CG-} ]] || remove_browse_cgroup "$CG"
+	if [[ -n ${CG-} ]]; then
+		[[ ! -d $CG-b ]] || remove_browse_cgroup "$CG-b"
+		remove_browse_cgroup "$CG"
+	fi
 	leave_nobody_dir
 	return 0
 }
@@ -802,10 +805,6 @@ remove_browse_cgroup() {
 	tm send-keys Enter
 	wait_screen "pagestat --browse $second"
 	assert_equal "$(line_of "$BATS_TEST_TMPDIR/held")" "$BATS_TEST_TMPDIR/held 16K 16K 100.0% 0B 0B"
-	kill "$HOLDER"
-	wait "$HOLDER" 2>/dev/null || true
-	HOLDER=
-	remove_browse_cgroup "$second"
 }
 
 @test "--browse needs a terminal, and refuses outputs and actions, naming them" {
