@@ -169,6 +169,13 @@ table_of() {
 		wait_line "$name" "^$name "
 		assert_equal "$(line_of "$name")" "$name $(table_of "t/$name")"
 	done
+	# the 3 dirty pages written back between the screen and the table (a
+	# sync elsewhere on the machine): the test is tried again
+	local dirty_now
+	if [[ $(line_of sub/) != "sub/ $(table_of t/sub)" ]]; then
+		dirty_now=$(pcarrange stat t/sub/dirty | awk '{ print $2 }')
+		[[ $dirty_now == 3 ]] || : >"$BATS_TEST_TMPDIR/.cache-disturbed"
+	fi
 	assert_equal "$(line_of sub/)" "sub/ $(table_of t/sub)"
 	# the header: the directory's totals
 	screen | sed -n 2p | grep -F "cached $(table_of t | awk '{ print $2 }')"
