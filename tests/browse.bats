@@ -61,14 +61,7 @@ screen() { tm capture-pane -p; }
 # Waits (3 minutes at most) until the first screen after a scan of the
 # whole machine (--system) is drawn.
 wait_scanned() {
-	local i
-	for ((i = 0; i < 1800; i++)); do
-		screen | grep -qF -- "by cached" && return 0
-		sleep 0.1
-	done
-	echo "the scan never ended" >&2
-	screen >&2
-	return 1
+	WAIT_TRIES=3600 wait_screen "by cached"
 }
 
 # Moves the selection (g, then j) to the line that holds TEXT; the
@@ -87,10 +80,11 @@ select_entry() {
 	return 1
 }
 
-# Waits (5 s at most, polled) until the screen holds TEXT (a fixed string).
+# Waits (5 s at most, polled every 50 ms; WAIT_TRIES polls if set) until
+# the screen holds TEXT (a fixed string).
 wait_screen() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < ${WAIT_TRIES:-100}; i++)); do
 		screen | grep -qF -- "$1" && return 0
 		sleep 0.05
 	done
