@@ -53,7 +53,8 @@ void caps_keep_sys_admin(void);
 bool caps_have_sys_admin(void);
 
 /* CAP_FOWNER in the effective set: the kernel's owner check for cachestat
- * (Linux >= 6.14) and mincore (>= 5.0) is then passed for any file. */
+ * (Linux 6.14, 6.12.12, 6.6 stable) and mincore (since 2019) is then
+ * passed for any file. */
 bool caps_have_fowner(void);
 
 /* The capabilities pagestat uses that are effective now, as

@@ -10,7 +10,8 @@ enum {
 	FAIL_NOTREG = -2,  /* not a regular file, directory or block device */
 	FAIL_CYCLE = -3,   /* a directory that contains itself */
 	/* EPERM from cachestat or mincore, not from open: the kernel's
-	 * owner rule (Linux 6.14 for cachestat), which has a remedy. */
+	 * owner rule (cachestat: Linux 6.14, 6.12.12, 6.6 stable), which has
+	 * a remedy. */
 	FAIL_REFUSED = -4,
 	/* EOPNOTSUPP from cachestat: a hugetlbfs file, whose huge pages are
 	 * not page cache the kernel can report on. */

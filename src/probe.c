@@ -170,8 +170,9 @@ void probe_out_free(struct probe_out *out)
 	sb_free(&out->backing);
 }
 
-/* Since Linux 5.0 mincore() does not fail for a file the caller neither
- * owns nor may write: it reports every page resident.  Refuse it here as
+/* Since 2019 (Linux 5.2 and the stable kernels then) mincore() does not
+ * fail for a file the caller neither owns nor may write: it reports every
+ * page resident.  Refuse it here as
  * cachestat does, so that a made-up figure is never shown. */
 static bool mincore_allowed(const struct prober *p, int fd, const struct stat *st)
 {

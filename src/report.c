@@ -97,10 +97,11 @@ static void explain_eperm(void)
 	if (explained)
 		return;
 	explained = true;
-	msg("note: the kernel (Linux 6.14 and later for cachestat, 5.0 and\n"
-	    "  later for mincore) reports the page cache of a file only to its owner,\n"
-	    "  to a user who may write it, or to a process with CAP_FOWNER.  Run\n"
-	    "  pagestat as root, or let an administrator grant it the capabilities:\n"
+	msg("note: the kernel (for cachestat since Linux 6.14, 6.12.12 and the\n"
+	    "  6.6 stable kernels of 2025; for mincore since 2019) reports the page\n"
+	    "  cache of a file only to its owner, to a user who may write it, or to\n"
+	    "  a process with CAP_FOWNER.  Run pagestat as root, or let an\n"
+	    "  administrator grant it the capabilities:\n"
 	    "    setcap cap_dac_read_search,cap_fowner+ep \"$(command -v pagestat)\"\n");
 }
 
