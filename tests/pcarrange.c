@@ -20,6 +20,14 @@
  *   pcarrange map FILE [unlink]       map FILE and close it (so that it is
  *                                     in the maps only), unlink it if
  *                                     asked, print "mapped", sleep 120 s
+ *   pcarrange hold WATCHPID FILE [FIRST COUNT]...
+ *                                     hold the pages of each pair (every
+ *                                     page without a pair) cached: a child
+ *                                     maps them shared and mlocks them
+ *                                     (reading back any page gone), and
+ *                                     keeps them until it is killed or
+ *                                     process WATCHPID ends; prints the
+ *                                     child's pid once it holds them
  */
 #include <config.h>
 
@@ -30,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -217,6 +228,122 @@ static void map_file(const char *path, bool unlink_it)
 	munmap(map, (size_t)st.st_size);
 }
 
+/* A page the machine pages out between a test's arrangement and its check
+ * would make the check fail for the machine's sake: a child of this
+ * program maps the arranged ranges shared and mlocks them.  A locked page
+ * is never reclaimed, still counts as cached for cachestat and mincore,
+ * and a shared read-only mapping writes nothing (dirty pages stay dirty).
+ * mlock is the raw system call: ASan's interceptor makes mlock() a no-op. */
+static int lock_range(int fd, uint64_t size, uint64_t first, uint64_t count, const char **what)
+{
+	uint64_t start = first * (uint64_t)page_size;
+	if (start >= size || count == 0)
+		return 0;
+	uint64_t len = count * (uint64_t)page_size;
+	if (len > size - start)
+		len = size - start;
+	void *map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	if (map == MAP_FAILED) {
+		*what = "mmap";
+		return -1;
+	}
+	/* a page gone meanwhile is read back alone, without readahead */
+	if (madvise(map, (size_t)len, MADV_RANDOM) != 0) {
+		*what = "madvise";
+		return -1;
+	}
+	if (syscall(SYS_mlock, map, (size_t)len) != 0) {
+		*what = "mlock";
+		return -1;
+	}
+	return 0;
+}
+
+/* The child: lock, say so on REPORT (0, or errno and what failed), then
+ * wait for WATCHPID's end (or a signal, whose default action ends it). */
+static void hold_child(int report, pid_t watch, const char *path, int nspec, char **spec)
+{
+	const char *what = "open";
+	int err = 0;
+	int watch_fd = (int)syscall(SYS_pidfd_open, watch, 0);
+	int fd = open(path, O_RDONLY);
+	if (watch_fd < 0) {
+		what = "pidfd_open";
+		err = errno;
+	} else if (fd < 0) {
+		err = errno;
+	} else {
+		/* st_size is 0 for a block device: its end is its size */
+		off_t end = lseek(fd, 0, SEEK_END);
+		uint64_t size = end < 0 ? 0 : (uint64_t)end;
+		uint64_t all = (size + (uint64_t)page_size - 1) / (uint64_t)page_size;
+		if (nspec == 0 && lock_range(fd, size, 0, all, &what) != 0)
+			err = errno;
+		for (int i = 0; !err && i + 1 < nspec; i += 2)
+			if (lock_range(fd, size, number(spec[i]), number(spec[i + 1]), &what) != 0)
+				err = errno;
+		close(fd);
+	}
+	char msg[128];
+	snprintf(msg, sizeof msg, "%d %s", err, what);
+	if (write(report, msg, strlen(msg)) < 0 || err)
+		_exit(1);
+	close(report);
+	/* nothing of the test's kept open: bats waits for its descriptors */
+	int devnull = open("/dev/null", O_RDWR);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+	}
+	if (watch_fd != 3 && dup2(watch_fd, 3) == 3)
+		watch_fd = 3;
+	syscall(SYS_close_range, watch_fd + 1, ~0U, 0);
+	/* readable once WATCHPID has ended */
+	struct pollfd p = { .fd = watch_fd, .events = POLLIN };
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+static int hold(const char *watch, const char *path, int nspec, char **spec)
+{
+	if (nspec % 2) {
+		fputs("pcarrange: hold: FIRST without COUNT\n", stderr);
+		return 2;
+	}
+	pid_t watch_pid = (pid_t)number(watch);
+	int pipefd[2];
+	if (pipe(pipefd) != 0)
+		die("pipe", path);
+	fflush(stdout);
+	pid_t child = fork();
+	if (child < 0)
+		die("fork", path);
+	if (child == 0) {
+		close(pipefd[0]);
+		hold_child(pipefd[1], watch_pid, path, nspec, spec);
+	}
+	close(pipefd[1]);
+	char msg[128];
+	ssize_t n = read(pipefd[0], msg, sizeof msg - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	int err = 0;
+	char what[64] = "hold";
+	if (n <= 0 || sscanf(msg, "%d %63s", &err, what) != 2) {
+		fprintf(stderr, "pcarrange: hold %s: the holder ended without a word\n", path);
+		return 1;
+	}
+	if (err) {
+		waitpid(child, NULL, 0);
+		errno = err;
+		fprintf(stderr, "pcarrange: hold: %s %s: %s\n", what, path, strerror(err));
+		return err == ENOMEM || err == EPERM || err == EAGAIN ? 3 : 1;
+	}
+	printf("%d\n", (int)child);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -244,6 +371,8 @@ int main(int argc, char **argv)
 		map_file(argv[2], false);
 	else if (strcmp(cmd, "map") == 0 && argc == 4 && strcmp(argv[3], "unlink") == 0)
 		map_file(argv[2], true);
+	else if (strcmp(cmd, "hold") == 0 && argc >= 4)
+		return hold(argv[2], argv[3], argc - 4, argv + 4);
 	else {
 		fputs("usage: see the comment at the top of tests/pcarrange.c\n", stderr);
 		return 2;

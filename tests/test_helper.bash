@@ -68,6 +68,7 @@ on_teardown() {
 
 run_teardowns() {
 	local i
+	end_holds
 	for ((i = ${#UNDO[@]} - 1; i >= 0; i--)); do
 		eval "${UNDO[i]}" || true
 	done
@@ -143,6 +144,7 @@ hold_open() {
 # Unmount DIR if it is a mount point (lazily when it is busy).
 unmount() {
 	mountpoint -q "$1" || return 0
+	end_holds
 	umount "$1" || umount -l "$1"
 }
 
@@ -150,12 +152,14 @@ require_root() {
 	[[ $EUID -eq 0 ]] || skip "needs root: $1"
 }
 
-# Each make_* below records the cache state it arranged, and every run
-# of pagestat (and as_nobody) restores it first: something on a shared
-# machine may evict pages between the arrangement and a run, often
-# between two runs of one test, and each run must be compared with a
-# state known to hold.  A test that changes an arranged file's cache
-# state itself must do so with pcarrange on a file make_* did not make.
+# Each make_* below records the cache state it arranged and holds its
+# cached pages with a lock (hold_arranged) while the test inspects them:
+# the machine pages out idle pages by itself (a DAMON daemon, within
+# seconds at times), and a locked page is never reclaimed.  Every run of
+# pagestat (and as_nobody) first checks the recorded state and restores
+# it where the test itself changed it.  A test whose action must work on
+# unlocked pages (evict, warm, lock...) calls release_holds first; only
+# such a test may be tried again when its pages went meanwhile.
 # HOW is "dropped", PAGES (pages 0..PAGES-1 cached) or "FIRST COUNT
 # [FIRST COUNT]..." (exactly those pages cached).
 ARRANGED_PATH=() ARRANGED_HOW=()
@@ -164,6 +168,92 @@ arranged() {
 	[[ $path == /* ]] || path=$PWD/$path
 	ARRANGED_PATH+=("$path")
 	ARRANGED_HOW+=("$2")
+	case $2 in
+	dropped) ;;
+	*\ *) hold_pages "$path" $2 ;;
+	*) hold_pages "$path" 0 "$2" ;;
+	esac
+}
+
+# ---- holding arranged pages cached (tests/pcarrange hold) -----------------
+# A holder is a child of pcarrange that maps the ranges shared and mlocks
+# them (reading back a page gone since the arrangement): locked pages still
+# count as cached for cachestat and mincore, and stay dirty when they were.
+# It ends when it is killed (release_holds, teardown's helpers below) or
+# when the test's process ends.
+HOLD_PIDS=() HOLD_PATHS=()
+# set by release_holds: the test acts on unlocked pages from then on
+HOLDS_RELEASED=
+# an arrangement this machine would not let be locked (a user's
+# RLIMIT_MEMLOCK): its pages may go, and the test may be tried again
+UNHELD=
+# set once a hold was taken: a retry of a test that held its pages and
+# never released them is an inspect-only test's, which should not be
+HELD_ANY=
+
+# Lock the pages of each FIRST COUNT pair of FILE (all of it without a
+# pair) until released.  Nothing once the test has released its holds.
+# usage: hold_pages FILE [FIRST COUNT]...
+hold_pages() {
+	# (this shell's pid: $BASHPID inside $(...) is the subshell's)
+	local path=$1 pid status=0 me=$BASHPID
+	[[ -z $HOLDS_RELEASED ]] || return 0
+	[[ $path == /* ]] || path=$PWD/$path
+	shift
+	pid=$("$PCARRANGE" hold "$me" "$path" "$@" 3>&-) || status=$?
+	case $status in
+	0)
+		HELD_ANY=1
+		HOLD_PIDS+=("$pid")
+		HOLD_PATHS+=("$path")
+		;;
+	3)
+		# (pcarrange said why on stderr)
+		UNHELD=${UNHELD:-$path}
+		echo "# UNHELD: $BATS_TEST_DESCRIPTION: cannot lock the pages of $path" >&3
+		;;
+	*) return 1 ;;
+	esac
+}
+
+# Wait until process PID is gone or a zombie (its locks gone with its
+# memory); then a page the test evicts may really go.
+hold_ended() {
+	local i state
+	for ((i = 0; i < 500; i++)); do
+		state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+		[[ -n $state && $state != Z ]] || return 0
+		sleep 0.01
+	done
+	echo "hold_ended: holder $1 still runs" >&2
+	return 1
+}
+
+# End the holders of FILE (of every file without an argument).
+end_holds() {
+	local i keep_pids=() keep_paths=() path=${1-}
+	[[ -z $path || $path == /* ]] || path=$PWD/$path
+	for i in "${!HOLD_PIDS[@]}"; do
+		if [[ -n $path && ${HOLD_PATHS[i]} != "$path" ]]; then
+			keep_pids+=("${HOLD_PIDS[i]}")
+			keep_paths+=("${HOLD_PATHS[i]}")
+			continue
+		fi
+		kill "${HOLD_PIDS[i]}" 2>/dev/null || true
+		hold_ended "${HOLD_PIDS[i]}" || true
+	done
+	HOLD_PIDS=("${keep_pids[@]}") HOLD_PATHS=("${keep_paths[@]}")
+}
+
+# The action under test must work on unlocked pages (an eviction cannot
+# drop a locked page; a warm or a lock of held pages would prove
+# nothing): every hold ends, none is taken after, and the test may be
+# tried again when the machine pages out what it arranged.  WHY says
+# which action, for the retry's line in the log.
+# usage: release_holds WHY
+release_holds() {
+	end_holds
+	HOLDS_RELEASED=${1:-the action needs unlocked pages}
 }
 
 # A restored state is checked before the run: a drop may leave a page
@@ -171,12 +261,15 @@ arranged() {
 # daemon's own scan, say), or a page may be paged out right after it was
 # read, and the run would measure a state the test did not arrange.  A
 # state that still does not hold after three tries is left as it is; the
-# check after the run (note_if_disturbed) marks the test.
+# check after the run (note_if_disturbed) marks the test.  Held pages
+# stay, so a held state is restored only where the test changed it.
 rearrange() {
 	local i path how try
 	for i in "${!ARRANGED_PATH[@]}"; do
 		path=${ARRANGED_PATH[i]} how=${ARRANGED_HOW[i]}
 		[[ -e $path ]] || continue
+		# shellcheck disable=SC2086 # HOW is a list of words
+		pcarrange holds "$path" $how && continue
 		for try in 1 2 3; do
 			case $how in
 			dropped) pcarrange drop "$path" ;;
@@ -187,6 +280,8 @@ rearrange() {
 			pcarrange holds "$path" $how && break
 		done
 	done
+	# (a state left as it is is not a failure of the run: see above)
+	return 0
 }
 
 # Read pages FIRST..FIRST+COUNT-1 of FILE into the cache, for each pair.
@@ -201,44 +296,70 @@ cache_pages() {
 }
 
 # Drop the existing FILE (a regular file or a block device) from the
-# cache, then cache exactly the pages of each pair, and record that.
+# cache, then cache exactly the pages of each pair, record that and hold
+# them.
 # usage: arrange_pages FILE [FIRST COUNT]...
 arrange_pages() {
 	local path=$1
 	shift
+	end_holds "$path"
 	pcarrange drop "$path"
 	cache_pages "$path" "$@"
 	arranged "$path" "${*:-dropped}"
 }
 
-# When an arrangement no longer holds after a run (pages were evicted
-# while pagestat ran), a failure of the test may be the machine's doing,
-# not pagestat's: the test is marked, and only a marked test is tried
-# again (below).
+# When an arrangement no longer holds after a run, a failure of the test
+# may be the machine's doing, not pagestat's, but only where its pages
+# were not held (release_holds, or a machine that would not lock them):
+# then the test is marked, and only a marked test is tried again (below).
+# A held arrangement that changed was changed by the run: no retry.
 note_if_disturbed() {
+	[[ -n $HOLDS_RELEASED || -n $UNHELD ]] || return 0
 	local i
 	for i in "${!ARRANGED_PATH[@]}"; do
 		[[ -e ${ARRANGED_PATH[i]} ]] || continue
 		# shellcheck disable=SC2086 # HOW is a list of words
 		pcarrange holds "${ARRANGED_PATH[i]}" ${ARRANGED_HOW[i]} ||
-			: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+			mark_disturbed "${ARRANGED_PATH[i]} no longer as arranged after a run"
 	done
+}
+
+# The pages this test arranged went during its action (say WHAT): the test
+# may be tried again.  Only where they were unlocked (release_holds).
+# usage: mark_disturbed WHAT
+mark_disturbed() {
+	printf '%s\n' "$1" >>"$BATS_TEST_TMPDIR/.cache-disturbed"
 }
 
 # bats calls this after a test failed: try it again, at most twice, only
 # when its arranged cache was disturbed during a run.  Any other failure
-# is final, so a real fault is never retried away.
+# is final, so a real fault is never retried away.  Each retry says so in
+# the log on a line starting "# RETRY" (grep the logs for it), saying
+# why the pages were not held: released for an action, not lockable
+# here, or the test's own unlocked files; "INSPECT-ONLY" when the test
+# held its pages and never released them (which should not happen).
 bats_should_retry_test() {
 	# "return 1", not "return": called from bats' EXIT trap (a test that
 	# ended on an error such as ${lines?}), a bare return gives the status
 	# from before the trap, often 0, and the test is retried forever
 	[[ -e $BATS_TEST_TMPDIR/.cache-disturbed ]] && ((BATS_TEST_TRY_NUMBER <= 2)) || return 1
-	printf '# %s: pages were evicted during the test; trying it again\n' \
-		"$BATS_TEST_DESCRIPTION" >&3
+	local why
+	if [[ -n $HOLDS_RELEASED ]]; then
+		why="released: $HOLDS_RELEASED"
+	elif [[ -n $UNHELD ]]; then
+		why="unheld: $UNHELD could not be locked"
+	elif [[ -n $HELD_ANY ]]; then
+		why=INSPECT-ONLY
+	else
+		why="unlocked: the test's own files"
+	fi
+	printf '# RETRY (%s) %s: %s; trying it again\n' "$why" \
+		"$BATS_TEST_DESCRIPTION" "$(head -n 1 "$BATS_TEST_TMPDIR/.cache-disturbed")" >&3
 }
 
 # FILE of PAGES pages (the last one half full when HALF=1), wholly cached.
 make_cached() {
+	end_holds "$1"
 	pcarrange write "$1" $(( $2 * PAGE - ${HALF:-0} * PAGE / 2 ))
 	pcarrange cache "$1" 0 "$2"
 	arranged "$1" "$2"
@@ -246,15 +367,20 @@ make_cached() {
 
 # FILE of PAGES pages, on disk, none of them cached.
 make_dropped() {
+	end_holds "$1"
 	pcarrange write "$1" $(( $2 * PAGE ))
 	pcarrange drop "$1"
 	arranged "$1" dropped
 }
 
 # FILE of PAGES pages, all cached and dirty (not yet written back; the
-# kernel writes back after vm.dirty_expire_centisecs, 30 s by default).
+# kernel writes back after vm.dirty_expire_centisecs, 30 s by default),
+# held cached (the lock writes nothing: they stay dirty until written
+# back).
 make_dirty() {
+	end_holds "$1"
 	pcarrange dirty "$1" $(( $2 * PAGE ))
+	hold_pages "$1"
 }
 
 # FILE of PAGES pages with exactly pages FIRST..FIRST+COUNT-1 cached.
@@ -266,6 +392,7 @@ make_partial() {
 # cached, the rest not.
 # usage: make_pattern FILE PAGES [FIRST COUNT]...
 make_pattern() {
+	end_holds "$1"
 	pcarrange write "$1" $(( $2 * PAGE ))
 	arrange_pages "$1" "${@:3}"
 }
@@ -451,6 +578,7 @@ make_loop_device() {
 
 # Undo make_loop_device, also after a failure half-way through it.
 remove_loop_device() {
+	end_holds
 	if [[ -n ${LOOP_FD-} ]]; then
 		exec {LOOP_FD}<&-
 		LOOP_FD=
@@ -489,6 +617,7 @@ enter_nobody_dir() {
 }
 
 leave_nobody_dir() {
+	end_holds
 	if [[ -n ${NOBODY_DIR-} && $NOBODY_DIR == /var/tmp/pagestat-test.* ]]; then
 		cd /
 		rm -rf -- "$NOBODY_DIR"
@@ -500,6 +629,7 @@ leave_nobody_dir() {
 # own cgroup, in teardown (on_teardown remove_cgroup DIR).
 remove_cgroup() {
 	local dir=$1 pid i
+	end_holds
 	[[ -d $dir ]] || return 0
 	while read -r pid; do
 		echo "$pid" >"${dir%/*}/cgroup.procs" 2>/dev/null || true
