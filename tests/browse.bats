@@ -346,6 +346,8 @@ table_of() {
 	# i: every 2 s; a file dropped meanwhile is marked with -
 	tm send-keys i
 	wait_screen "i: measuring every 2 seconds"
+	# (its pages held since make_tree: a held page cannot be dropped)
+	end_holds t/b-hot
 	pcarrange drop t/b-hot
 	wait_line b-hot "^b-hot [^ ]+ 0B "
 	screen | grep -E '^-b-hot ' >/dev/null
@@ -442,6 +444,8 @@ table_of() {
 	start_browse t
 	wait_screen "by cached"
 	tm send-keys j
+	# e and w act on unlocked pages: an evict cannot drop a held page
+	release_holds "e evicts and w warms in the browser"
 	tm send-keys e
 	wait_screen "evict the $(table_of t/b-hot | awk '{ print $2 }') cached of t/b-hot? [y/n]"
 	tm send-keys n
@@ -527,6 +531,8 @@ table_of() {
 		start_browse .
 	wait_screen "by cached"
 	select_entry "t/"
+	# e acts on unlocked pages: an evict cannot drop a held page
+	release_holds "e evicts in the browser"
 	tm send-keys e
 	wait_screen "evict the $((n * 4 * PAGE / 1024))K cached of ./t? [y/n]"
 	tm send-keys y
@@ -772,13 +778,15 @@ remove_browse_cgroup() {
 	wait_screen "pagestat --browse $CG"
 	screen | sed -n 2p | grep -qF "cgroup's file " || fail "no cgroup's file in the header"
 	assert_equal "$(line_of "$path")" "$path $row"
-	# r finds the cgroup's processes' files again
-	pcarrange cache held 0 8
+	# r finds the cgroup's processes' files again (all 8 pages read, held)
+	hold_pages held
 	tm send-keys r
 	wait_line "$path" "^$path 32K 32K "
 	screen | grep -qF -- "+$path " || fail "held is not marked +"
-	# e evicts it, asked first; cachestat agrees
+	# e evicts it, asked first; cachestat agrees (an evict cannot drop a
+	# held page)
 	select_entry "$path"
+	release_holds "e evicts in the browser"
 	tm send-keys e
 	wait_screen "evict the 32K cached of $path? [y/n]"
 	tm send-keys y

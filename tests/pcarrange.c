@@ -24,10 +24,11 @@
  *                                     hold the pages of each pair (every
  *                                     page without a pair) cached: a child
  *                                     maps them shared and mlocks them
- *                                     (reading back any page gone), and
- *                                     keeps them until it is killed or
- *                                     process WATCHPID ends; prints the
- *                                     child's pid once it holds them
+ *                                     (reading back any page gone), holds
+ *                                     FILE open, and keeps them until it
+ *                                     is killed or process WATCHPID ends;
+ *                                     prints the child's pid once it
+ *                                     holds them
  */
 #include <config.h>
 
@@ -282,7 +283,6 @@ static void hold_child(int report, pid_t watch, const char *path, int nspec, cha
 		for (int i = 0; !err && i + 1 < nspec; i += 2)
 			if (lock_range(fd, size, number(spec[i]), number(spec[i + 1]), &what) != 0)
 				err = errno;
-		close(fd);
 	}
 	char msg[128];
 	snprintf(msg, sizeof msg, "%d %s", err, what);
@@ -296,9 +296,13 @@ static void hold_child(int report, pid_t watch, const char *path, int nspec, cha
 		dup2(devnull, 1);
 		dup2(devnull, 2);
 	}
-	if (watch_fd != 3 && dup2(watch_fd, 3) == 3)
-		watch_fd = 3;
-	syscall(SYS_close_range, watch_fd + 1, ~0U, 0);
+	/* the file stays open on 3 besides its mappings: a process that maps
+	 * a deleted file and holds no descriptor of it is one pagestat can
+	 * reach only through /proc/PID/map_files (tests of --system) */
+	if (dup2(fd, 3) != 3 || dup2(watch_fd, 4) != 4)
+		_exit(1);
+	watch_fd = 4;
+	syscall(SYS_close_range, 5, ~0U, 0);
 	/* readable once WATCHPID has ended */
 	struct pollfd p = { .fd = watch_fd, .events = POLLIN };
 	while (poll(&p, 1, -1) < 0 && errno == EINTR)

@@ -155,22 +155,19 @@ make_unarranged_dropped() {
 
 @test "-i: the delta is the pages cached between two samples" {
 	make_unarranged_dropped cold 10
-	# pages 2..5 cached half-way between the two samples
-	(sleep 0.5 && pcarrange cache cold 2 4) &
+	# pages 2..5 read half-way between the two samples, by a holder that
+	# keeps them locked (tests/pcarrange hold): none paged out before the
+	# second sample
+	local me=$BASHPID
+	(sleep 0.5 && "$PCARRANGE" hold "$me" "$PWD/cold" 2 4 >holder 3>&-) &
 	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 --format=ndjson -o path,cached,delta cold
 	wait
+	HOLD_PIDS+=("$(<holder)") HOLD_PATHS+=("$PWD/cold")
 	assert_equal "${#lines[@]}" 4
-	# some of the 4 pages gone by the second sample: the kernel paged them
-	# out (DAMON, TESTING.md), marked to be tried again
-	local second
-	second=$(jq -s '.[2].cached' <<<"$output")
-	if ((second > 0 && second < 4)); then
-		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
-	fi
 	assert_equal "$(jq -sc 'map([.path, .cached, .delta, .delta_bytes])' <<<"$output")" \
 		"[[\"cold\",0,null,null],[null,0,null,null],[\"cold\",4,4,$((4 * PAGE))],[null,4,4,$((4 * PAGE))]]"
-	# and when they leave the cache, a negative one
-	(sleep 0.5 && pcarrange drop cold) &
+	# and when they leave the cache, a negative one (released half-way)
+	(sleep 0.5 && end_holds cold && pcarrange drop cold) &
 	run -0 --separate-stderr "$PAGESTAT" -i 1 --count 2 -J -o path,cached,delta cold
 	wait
 	assert_equal "$(jq -sc 'map(.rows[0].delta)' <<<"$output")" '[null,-4]'
