@@ -284,27 +284,41 @@ static void hold_child(int report, pid_t watch, const char *path, int nspec, cha
 			if (lock_range(fd, size, number(spec[i]), number(spec[i + 1]), &what) != 0)
 				err = errno;
 	}
+	/* Kept: the file on 3 besides its mappings (a process that maps a
+	 * deleted file and holds no descriptor of it is one pagestat reaches
+	 * only through /proc/PID/map_files: tests of --system), WATCHPID's
+	 * pidfd on 4, REPORT on 5; nothing else of the test's (bats waits for
+	 * its descriptors).  Copies above 5 first: any may be on 3 to 5. */
+	struct pollfd p = { .fd = 4, .events = POLLIN };
+	if (!err) {
+		int file_copy = fcntl(fd, F_DUPFD, 10);
+		int watch_copy = fcntl(watch_fd, F_DUPFD, 10);
+		int report_copy = fcntl(report, F_DUPFD, 10);
+		what = "dup";
+		if (file_copy < 0 || watch_copy < 0 || report_copy < 0 || dup2(file_copy, 3) != 3 ||
+		    dup2(watch_copy, 4) != 4 || dup2(report_copy, 5) != 5)
+			err = errno ? errno : EBADF;
+		report = 5;
+		syscall(SYS_close_range, 6, ~0U, 0);
+		/* the pidfd polls as readable only once WATCHPID has ended */
+		if (!err && poll(&p, 1, 0) != 0) {
+			what = "watch";
+			err = ESRCH;
+		}
+	}
 	char msg[128];
 	snprintf(msg, sizeof msg, "%d %s", err, what);
 	if (write(report, msg, strlen(msg)) < 0 || err)
 		_exit(1);
 	close(report);
-	/* nothing of the test's kept open: bats waits for its descriptors */
 	int devnull = open("/dev/null", O_RDWR);
 	if (devnull >= 0) {
 		dup2(devnull, 0);
 		dup2(devnull, 1);
 		dup2(devnull, 2);
+		if (devnull > 2)
+			close(devnull);
 	}
-	/* the file stays open on 3 besides its mappings: a process that maps
-	 * a deleted file and holds no descriptor of it is one pagestat can
-	 * reach only through /proc/PID/map_files (tests of --system) */
-	if (dup2(fd, 3) != 3 || dup2(watch_fd, 4) != 4)
-		_exit(1);
-	watch_fd = 4;
-	syscall(SYS_close_range, 5, ~0U, 0);
-	/* readable once WATCHPID has ended */
-	struct pollfd p = { .fd = watch_fd, .events = POLLIN };
 	while (poll(&p, 1, -1) < 0 && errno == EINTR)
 		;
 	_exit(0);
