@@ -668,3 +668,28 @@ make_big() {
 	assert_equal "$(json_field '.rows[0].extents')" "[]"
 	assert_equal "$stderr" ""
 }
+
+# ---- the suite's own arrangements (issue 31, item 13) ---------------------
+
+@test "arranged pages are held while a test inspects: a drop leaves them, cachestat and mincore count them, dirty stays dirty; released, they go" {
+	make_pattern held 16 2 3 9 1
+	make_dirty dirty 4
+	# what the machine's paging out would do, done on purpose: no page goes
+	pcarrange drop held
+	run -0 pcarrange holds held 2 3 9 1
+	run -0 --separate-stderr "$PAGESTAT" -J -e held
+	assert_row held cached=4
+	assert_equal "$(extents_of held)" "$((2 * PAGE))-$((5 * PAGE)) $((9 * PAGE))-$((10 * PAGE))"
+	run -0 --separate-stderr "$PAGESTAT" -J --method=mincore -e held
+	assert_row held cached=4
+	assert_equal "$(extents_of held)" "$((2 * PAGE))-$((5 * PAGE)) $((9 * PAGE))-$((10 * PAGE))"
+	# the lock of a shared read-only mapping writes nothing back
+	local cached dirty rest
+	read -r cached dirty rest < <(pcarrange stat dirty)
+	assert_equal "cached $cached" "cached 4"
+	[[ $dirty == 4 ]] || skip "the 4 dirty pages were written back meanwhile (a sync elsewhere): $dirty dirty"
+	# released: the same drop takes them
+	release_holds "the test drops the pages itself"
+	pcarrange drop held
+	run -0 pcarrange holds held dropped
+}
