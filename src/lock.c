@@ -775,14 +775,19 @@ int lock_daemon_start(int *ready)
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : STATUS_FATAL;
 }
 
-bool lock_daemon_ready(int ready, const char *pidfile, int status)
+bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *written, int status)
 {
 	bool ok = true;
+	int err;
 
-	if (pidfile && user_write_pidfile(pidfile, getpid()) != 0) {
+	if (pidfile && (err = user_pidfile_write(written, pidfile, getpid())) != 0) {
 		msg("cannot write --pidfile ");
 		msg_name_str(pidfile);
-		msg_more(": %s\n", strerror(errno));
+		if (err == USER_PIDFILE_NOT_REGULAR)
+			msg_more(": it is not a regular file (a FIFO, a socket, a device or a "
+				 "directory): refused\n");
+		else
+			msg_more(": %s\n", strerror(errno));
 		status = STATUS_FATAL;
 		ok = false;
 	}

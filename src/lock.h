@@ -123,10 +123,12 @@ void lock_say_left_out(const struct lock_set *set, const char *max_arg);
 int lock_daemon_start(int *ready);
 
 /* In the daemon, once everything is locked and told: the pid file
- * written (--pidfile, or NULL), the parent told status, the standard
+ * written (--pidfile, or NULL) and kept in *written for its removal
+ * (user_pidfile_remove), the parent told status, the standard
  * descriptors moved to /dev/null.  False when the pid file could not be
  * written (told; the parent is told STATUS_FATAL). */
-bool lock_daemon_ready(int ready, const char *pidfile, int status);
+struct user_pidfile;
+bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *written, int status);
 
 /* Under systemd (NOTIFY_SOCKET set, built with libsystemd): tell it
  * state ("READY=1\nSTATUS=..."), with sd_notify.  Nothing otherwise. */

@@ -647,14 +647,15 @@ int run_inspection(const struct options *opts)
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
 		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
-			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, status)) {
+			struct user_pidfile pidfile = { .dirfd = -1 };
+			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, &pidfile, status)) {
 				hold_locks(&run);
 				lock_notify("STOPPING=1\nSTATUS=unlocking");
 			} else {
 				status = STATUS_FATAL;
 			}
-			if (opts->daemon && opts->pidfile && status != STATUS_FATAL)
-				(void)user_unlinkat(AT_FDCWD, opts->pidfile, 0);
+			/* through the directory it was written in, if still the file */
+			user_pidfile_remove(&pidfile);
 		}
 		say_nothing_to_judge(opts, status, &outcome);
 	}

@@ -560,6 +560,66 @@ wait_gone() {
 	assert_file_not_exists rootdir/pid
 }
 
+# issue 31 item 6: a FIFO at the pid file's path, a directory of its path
+# swapped for a symbolic link while the daemon holds
+
+# Teardown: a daemon blocked in the open of the FIFO fifo for writing
+# (before the fix) is released by a reader, which gets its pid, and ended.
+release_fifo_writer() {
+	local pid
+	[[ -p $1 ]] || return 0
+	pid=$(timeout 5 cat "$1") || return 0
+	[[ $pid =~ ^[0-9]+$ ]] && kill -KILL "$pid" 2>/dev/null
+	return 0
+}
+
+@test "--daemon --pidfile naming a FIFO: refused at once, not blocked (exit 3, not a regular file), nothing left running or locked" {
+	pcarrange write f $((4 * PAGE))
+	mkfifo pid
+	on_teardown release_fifo_writer "$PWD/pid"
+	local t0=$EPOCHREALTIME took
+	# into files, not run's pipes: a daemon blocked in the open holds them
+	status=0
+	timeout 20 "$PAGESTAT" --lock --daemon --pidfile="$PWD/pid" f >out 2>err 3>&- || status=$?
+	took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print int((b - a) * 1000) }')
+	local stderr
+	stderr=$(cat err)
+	assert_equal "$status" 3
+	((took < 10000)) || fail "took $took ms"
+	[[ $stderr == *"pagestat: cannot write --pidfile '$PWD/pid': it is not a regular file (a FIFO, a socket, a device or a directory): refused"* ]] ||
+		fail "$stderr"
+	[[ -p pid ]] || fail "the FIFO was replaced"
+	! pgrep -f -- "--pidfile=$PWD/pid" || fail "a daemon is left running"
+}
+
+@test "--daemon --pidfile as root in a directory nobody controls, swapped for a symbolic link to root's directory while it holds: at SIGTERM root's file of that name survives; the file written is removed" {
+	enter_nobody_dir
+	pcarrange write f $((4 * PAGE))
+	# root's 0600 file named pid, in a directory nobody may not write
+	mkdir -m 700 secret
+	echo "root's" >secret/pid
+	chmod 600 secret/pid
+	mkdir u
+	chown $NOBODY:$NOBODY u
+	# open to all, as /run/user or a shared spool (root's pagestat has no
+	# CAP_DAC_OVERRIDE: it writes where the modes let it)
+	as_nobody mkdir -m 777 u/run
+	run -0 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile="$PWD/u/run/pid" f 3>&-
+	local pid
+	pid=$(cat u/run/pid)
+	LOCKER=$pid
+	assert_equal "$(vmlck_bytes "$pid")" $((4 * PAGE))
+	# nobody swaps its directory for a link to root's
+	as_nobody mv u/run u/old
+	as_nobody ln -s "$PWD/secret" u/run
+	kill -TERM "$pid"
+	wait_gone "$pid"
+	LOCKER=
+	assert_equal "$(cat secret/pid)" "root's"
+	# the one written (now u/old/pid) is what was removed
+	assert_file_not_exists u/old/pid
+}
+
 # ---- systemd ---------------------------------------------------------------
 
 @test "under systemd (NOTIFY_SOCKET): READY=1 and a STATUS= once locked, STOPPING=1 on SIGTERM" {
