@@ -285,9 +285,9 @@ for i in range(0, len(b), 4096): b[i] = 1
 time.sleep(120)
 "' fill "$cg" "$PYTHON3" 3>&- &
 	TRACEE=$!
-	wait_for_line err "^pagestat: --lock: $d/c: unlocked \(16M\): .* available, below --reserve=48M$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/c': unlocked \(16M\): .* available, below --reserve=48M$" "$LOCKER"
 	# the last locked first: c before any other
-	assert_equal "$(grep -m1 -oE 'w/[abc]: unlocked' err)" "w/c: unlocked"
+	assert_equal "$(grep -m1 -oE "w/[abc]': unlocked" err)" "w/c': unlocked"
 	local unlocked
 	unlocked=$(grep -c ': unlocked (16M)' err)
 	assert_equal "$(vmlck_bytes "$LOCKER")" $(((3 - unlocked) * 16 * mib))
@@ -414,28 +414,28 @@ wait_for_nth() {
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((32 * PAGE))
 	# grown: locked to its new end
 	head -c $((8 * PAGE)) /dev/zero >>w/a
-	wait_for_line err "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to .*; locked to its new end$" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((40 * PAGE))
 	# truncated: unlocked past its end
 	truncate -s $((4 * PAGE)) w/a
-	wait_for_line err "^pagestat: --lock: $d/a: shrank to .*; unlocked past its end$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': shrank to .*; unlocked past its end$" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((20 * PAGE))
 	# renamed over: the new one locked, the old one's memory given back
 	pcarrange write tmp $((32 * PAGE))
 	mv tmp w/b
-	wait_for_line err "^pagestat: --lock: $d/b: replaced; the new file locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/b': replaced; the new file locked" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((36 * PAGE))
 	# a new file in the walked directory
 	pcarrange write w/c $((8 * PAGE))
-	wait_for_line err "^pagestat: --lock: $d/c: new; locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/c': new; locked" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((44 * PAGE))
 	# deleted
 	rm w/c
-	wait_for_line err "^pagestat: --lock: $d/c: deleted or renamed away; unlocked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/c': deleted or renamed away; unlocked" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((36 * PAGE))
 	# deleted and created again, at once (a deploy tool's way)
 	rm w/a && pcarrange write w/a $((12 * PAGE))
-	wait_for_nth 1 "^pagestat: --lock: $d/a: (replaced; the new file locked|new; locked)"
+	wait_for_nth 1 "^pagestat: --lock: '$d/a': (replaced; the new file locked|new; locked)"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((44 * PAGE))
 	stop_lock
 	assert_equal "$status" 0
@@ -448,9 +448,9 @@ wait_for_nth() {
 	pcarrange write w/a $((8 * PAGE))
 	start_lock "$PAGESTAT" --lock --format=ndjson w
 	head -c $((8 * PAGE)) /dev/zero >>w/a
-	wait_for_line err "^pagestat: --lock: $d/a: grew to" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to" "$LOCKER"
 	pcarrange write w/b $((4 * PAGE))
-	wait_for_line err "^pagestat: --lock: $d/b: new; locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/b': new; locked" "$LOCKER"
 	output=$(cat out)
 	assert_equal "$(jq -r 'select(.change) | "\(.change) \(.path) \(.locked) \(.locked_bytes)"' <<<"$output" | paste -sd,)" \
 		"grew $d/a 16 $((16 * PAGE)),new $d/b 4 $((4 * PAGE))"
@@ -467,7 +467,7 @@ wait_for_nth() {
 	pcarrange write w/a $((8 * PAGE))
 	start_lock "$PAGESTAT" --lock -i 0.2 --format=ndjson w
 	head -c $((8 * PAGE)) /dev/zero >>w/a
-	wait_for_line err "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to .*; locked to its new end$" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((16 * PAGE))
 	stop_lock
 	assert_equal "$status" 0
@@ -497,9 +497,9 @@ wait_for_nth() {
 	pcarrange write w/b $((4 * PAGE))
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((8 * PAGE))
 	kill -HUP "$LOCKER"
-	wait_for_line err "^pagestat: --lock: $d/b: new; locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/b': new; locked" "$LOCKER"
 	grep -q "^pagestat: --lock: SIGHUP: walking the files again$" err || fail "$(cat err)"
-	grep -q "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" err || fail "$(cat err)"
+	grep -q "^pagestat: --lock: '$d/a': grew to .*; locked to its new end$" err || fail "$(cat err)"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((20 * PAGE))
 	stop_lock
 	assert_equal "$status" 0
