@@ -10,9 +10,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <string.h>
@@ -63,6 +67,7 @@ void lock_set_free(struct lock_set *set)
 		free(set->files[i].path);
 	}
 	free(set->files);
+	devino_free(&set->watched);
 	if (set->inotify >= 0)
 		close(set->inotify);
 	devino_free(&set->index);
@@ -202,6 +207,80 @@ static void release(struct lock_set *set, struct locked_file *f)
 	f->length = 0;
 }
 
+/* A change told on stderr: "--lock: 'PATH': " (escaped, as every name)
+ * and the text; none with -q, at most LOCK_NOTICES_PER_SECOND a second
+ * (the rest counted, lock_notices_flush says how many). */
+static void notice(struct lock_set *set, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void notice(struct lock_set *set, const char *path, const char *fmt, ...)
+{
+	struct timespec now;
+	char text[512];
+	va_list ap;
+
+	set->nchanges++;
+	if (set->quiet)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec != set->window) {
+		lock_notices_flush(set);
+		set->window = now.tv_sec;
+		set->told = 0;
+	}
+	if (set->told >= LOCK_NOTICES_PER_SECOND) {
+		set->untold++;
+		return;
+	}
+	set->told++;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	msg("--lock: ");
+	if (path)
+		msg_name_str(path);
+	else
+		msg_more("a file");
+	msg_more(": %s\n", text);
+}
+
+void lock_notices_flush(struct lock_set *set)
+{
+	if (!set->untold)
+		return;
+	msg("--lock: %" PRIu64 " more change%s not told (at most %d lines a second)\n", set->untold,
+	    set->untold == 1 ? "" : "s", LOCK_NOTICES_PER_SECOND);
+	set->untold = 0;
+}
+
+bool lock_notices_due(const struct lock_set *set)
+{
+	return set->untold > 0;
+}
+
+/* Under the mutex, following: may length more bytes be locked, the
+ * locked ones counted without give (a file's length before it grew)?
+ * Taken from the pass's budget when they may; *over_max says why not. */
+static bool fits(struct lock_set *set, uint64_t more, uint64_t give, bool *over_max)
+{
+	*over_max = set->max && set->locked_bytes - give + more > set->max;
+	if (*over_max || (set->budget != UINT64_MAX && more > set->budget))
+		return false;
+	if (set->budget != UINT64_MAX)
+		set->budget -= more;
+	return true;
+}
+
+/* Under the mutex: f refused at length; told once, until it changes. */
+static void refuse(struct locked_file *f, uint64_t length, bool over_max, uint64_t pass)
+{
+	if (f->refused != length)
+		f->tell_refused = true;
+	f->refused = length;
+	f->over_max = over_max;
+	f->seen = pass;
+}
+
 /* Is (dev, ino) locked already with this range (length bytes): its pages
  * in *pages.  When followed, a file met with another range (grown,
  * shrunk) is released, to be locked again. */
@@ -215,12 +294,25 @@ static bool still_locked(struct lock_set *set, const struct stat *st, size_t len
 	if (at != SIZE_MAX) {
 		struct locked_file *f = &set->files[at];
 		/* a file unlocked before (deleted) met again is new: record's */
+		bool over_max = false;
 		if (f->addr && (f->length == length || !set->following)) {
 			*pages = f->length / set->page_size;
 			same = true;
 			f->seen = set->pass;
+			f->refused = 0;
+		} else if (f->addr && length > f->length &&
+			   !fits(set, length - f->length, f->length, &over_max)) {
+			/* grown past the guard: locked as it was, the rest told */
+			*pages = f->length / set->page_size;
+			same = true;
+			refuse(f, length, over_max, set->pass);
 		} else if (f->addr) {
 			release(set, f); /* grown or shrunk: locked again */
+			f->seen = set->pass;
+			f->refused = 0;
+			f->checked = true;
+		} else if (f->refused == length && !f->yielded) {
+			same = true; /* refused as it is: not again, not told */
 			f->seen = set->pass;
 		} else if (f->yielded) {
 			f->seen = set->pass; /* there still, to be locked again */
@@ -243,7 +335,8 @@ static bool record(struct lock_set *set, const struct stat *st, void *addr, size
 		if (at == SIZE_MAX) {
 			XGROW(set->files, set->cap, set->nfiles + 1);
 			at = set->nfiles++;
-			set->files[at] = (struct locked_file){ .fresh = set->following };
+			set->files[at] = (struct locked_file){ .fresh = set->following,
+							       .dev = st->st_dev, .ino = st->st_ino };
 			if (st->st_ino)
 				(void)devino_put(&set->index, st->st_dev, st->st_ino, at);
 		} else if (set->files[at].yielded) {
@@ -257,6 +350,9 @@ static bool record(struct lock_set *set, const struct stat *st, void *addr, size
 		struct locked_file *f = &set->files[at];
 		f->addr = addr;
 		f->length = length;
+		f->refused = 0;
+		f->tell_refused = false;
+		f->checked = false;
 		f->seen = set->pass;
 		if (path) {
 			free(f->path);
@@ -285,27 +381,66 @@ static char *name_of(int fd)
 	return xstrdup(name);
 }
 
-/* --lock-max: from the first file that does not fit, every one is left
- * out (the walk's order: run.c walks with one thread).  --reserve: a
- * pass locks anew only what its budget allows. */
-static bool left_out(struct lock_set *set, uint64_t length)
+/* --lock-max: in the first pass, from the first file that does not fit,
+ * every one is left out (the walk's order: run.c walks with one thread).
+ * Following, each file locked anew (new, grown, replaced, or yielded to
+ * --reserve) passes the guard of the first: --lock-max, and the pass's
+ * budget (the memory available less --reserve); one that does not is
+ * left out, kept as refused (told once) within LOCK_FOLLOW_MAX_FILES. */
+static bool left_out(struct lock_set *set, const struct stat *st, uint64_t length, int fd)
 {
 	bool out;
 
-	pthread_mutex_lock(&set->mutex);
-	if (set->budget != UINT64_MAX) {
-		out = length > set->budget;
-		if (!out)
-			set->budget -= length;
+	if (!set->following) {
+		pthread_mutex_lock(&set->mutex);
+		out = set->max && (set->left_files || set->locked_bytes + length > set->max);
+		if (out) {
+			set->left_files++;
+			set->left_bytes += length;
+		}
 		pthread_mutex_unlock(&set->mutex);
 		return out;
 	}
-	out = set->max && (set->left_files || set->locked_bytes + length > set->max);
-	if (out) {
-		set->left_files++;
-		set->left_bytes += length;
+	char *path = set->follow ? name_of(fd) : NULL;
+	pthread_mutex_lock(&set->mutex);
+	size_t at = find(set, st);
+	struct locked_file *f = at == SIZE_MAX ? NULL : &set->files[at];
+	bool over_max = false;
+	if (f && f->checked) {
+		f->checked = false;
+		out = false;
+	} else {
+		out = !fits(set, length, 0, &over_max);
+		if (!out && !f && set->nfiles >= LOCK_FOLLOW_MAX_FILES) {
+			if (set->budget != UINT64_MAX)
+				set->budget += length;
+			out = true;
+		}
+		if (out && !f && set->nfiles >= LOCK_FOLLOW_MAX_FILES) {
+			if (!set->files_told && !set->quiet)
+				msg("--lock: following at most %d files: the files found past it are "
+				    "neither locked nor followed\n", LOCK_FOLLOW_MAX_FILES);
+			set->files_told = true;
+		} else if (out && !f) {
+			XGROW(set->files, set->cap, set->nfiles + 1);
+			at = set->nfiles++;
+			f = &set->files[at];
+			*f = (struct locked_file){ .dev = st->st_dev, .ino = st->st_ino, .path = path };
+			path = NULL;
+			if (st->st_ino)
+				(void)devino_put(&set->index, st->st_dev, st->st_ino, at);
+			refuse(f, length, over_max, set->pass);
+		} else if (out && !f->yielded) {
+			refuse(f, length, over_max, set->pass);
+			if (path) {
+				free(f->path);
+				f->path = path;
+				path = NULL;
+			}
+		}
 	}
 	pthread_mutex_unlock(&set->mutex);
+	free(path);
 	return out;
 }
 
@@ -326,7 +461,7 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	}
 	end = (end + page - 1) / page * page;
 	size_t length = (size_t)(end - start);
-	if (still_locked(set, st, length, pages) || left_out(set, length))
+	if (still_locked(set, st, length, pages) || left_out(set, st, length, fd))
 		return 0;
 
 	char *addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
@@ -411,9 +546,38 @@ static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
 		memcpy(dir, path, len);
 		dir[len] = '\0';
 	}
-	/* the same directory twice is one watch: the kernel's */
+	/* the same directory twice is one watch; at most
+	 * LOCK_FOLLOW_MAX_WATCHES of them */
+	struct stat st;
+	if (user_fstatat(AT_FDCWD, dir, &st, 0) != 0 || !S_ISDIR(st.st_mode) ||
+	    devino_has(&set->watched, st.st_dev, st.st_ino))
+		return;
+	if (set->nwatches >= LOCK_FOLLOW_MAX_WATCHES) {
+		if (!set->watches_told && !set->quiet)
+			msg("--lock: watching at most %d directories: changes in the others are "
+			    "seen at the next pass (a change watched, or SIGHUP)\n",
+			    LOCK_FOLLOW_MAX_WATCHES);
+		set->watches_told = true;
+		return;
+	}
 	struct watch_call w = { set->inotify, dir };
-	(void)user_call(add_watch, &w);
+	if (user_call(add_watch, &w) >= 0) {
+		(void)devino_add(&set->watched, st.st_dev, st.st_ino);
+		set->nwatches++;
+	}
+}
+
+/* The directories of the operands and of each locked file watched. */
+static void watch_all(struct lock_set *set)
+{
+	for (size_t i = 0; set->operands && set->operands[i]; i++) {
+		struct stat st;
+		if (user_fstatat(AT_FDCWD, set->operands[i], &st, 0) == 0)
+			watch_dir_of(set, set->operands[i], S_ISDIR(st.st_mode));
+	}
+	for (size_t i = 0; i < set->nfiles; i++)
+		if (set->files[i].addr && set->files[i].path)
+			watch_dir_of(set, set->files[i].path, false);
 }
 
 int lock_follow_start(struct lock_set *set, char *const *operands)
@@ -425,25 +589,37 @@ int lock_follow_start(struct lock_set *set, char *const *operands)
 		return -1;
 	}
 	set->following = true;
-	for (size_t i = 0; i < set->nfiles; i++)
-		if (set->files[i].addr && set->files[i].path)
-			watch_dir_of(set, set->files[i].path, false);
-	for (size_t i = 0; operands && operands[i]; i++) {
-		struct stat st;
-		if (user_fstatat(AT_FDCWD, operands[i], &st, 0) == 0)
-			watch_dir_of(set, operands[i], S_ISDIR(st.st_mode));
-	}
+	set->operands = operands;
+	watch_all(set);
 	return set->inotify;
 }
 
 /* Read every event waiting: which file changed does not matter, the pass
- * walks them all. */
-static void drain(int fd)
+ * walks them all; a watch the kernel removed (its directory gone) is
+ * counted off, and the directories watched are asked again. */
+static void drain(struct lock_set *set)
 {
 	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	bool gone = false;
 
-	while (read(fd, buf, sizeof buf) > 0)
-		;
+	while ((n = read(set->inotify, buf, sizeof buf)) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)(void *)p;
+			if ((ev->mask & IN_IGNORED) && set->nwatches > 0) {
+				set->nwatches--;
+				gone = true;
+			}
+			p += sizeof *ev + ev->len;
+		}
+	}
+	if (gone) {
+		/* the directories left are watched already: the kernel gives
+		 * their watch again, not a new one */
+		devino_clear(&set->watched);
+		set->nwatches = 0;
+		set->rewatch = true;
+	}
 }
 
 void lock_follow_begin(struct lock_set *set)
@@ -452,9 +628,10 @@ void lock_follow_begin(struct lock_set *set)
 	if (set->inotify >= 0) {
 		struct timespec settle = { 0, 50 * 1000000L };
 		nanosleep(&settle, NULL);
-		drain(set->inotify);
+		drain(set);
 	}
 	set->pass++;
+	set->nchanges = set->nrefusals = 0;
 	for (size_t i = 0; i < set->nfiles; i++) {
 		set->files[i].was = set->files[i].length;
 		set->files[i].fresh = false;
@@ -501,20 +678,52 @@ static struct locked_file *fresh_named(struct lock_set *set, const char *path)
 	return NULL;
 }
 
-void lock_follow_end(struct lock_set *set)
+/* The entries of files gone (not met by the pass, nothing locked or to
+ * lock again) dropped, their memory given back, the index made again. */
+static void drop_gone(struct lock_set *set)
 {
-	char bytes[FMT_BUFSIZE];
+	size_t kept = 0;
 
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
+		if (!f->addr && !f->yielded && f->seen != set->pass) {
+			free(f->path);
+			continue;
+		}
+		set->files[kept++] = *f;
+	}
+	if (kept == set->nfiles)
+		return;
+	set->nfiles = kept;
+	devino_free(&set->index);
+	set->index = (struct devino_map){ 0 };
+	for (size_t i = 0; i < kept; i++)
+		if (set->files[i].ino)
+			(void)devino_put(&set->index, set->files[i].dev, set->files[i].ino, i);
+	if (set->cap > 64 && kept < set->cap / 4) {
+		set->cap = kept < 32 ? 64 : kept * 2;
+		set->files = xrealloc(set->files, set->cap * sizeof *set->files);
+	}
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
+}
+
+void lock_follow_end(struct lock_set *set)
+{
+	char bytes[FMT_BUFSIZE], max[FMT_BUFSIZE];
+
+	fmt_human(max, set->max);
+	for (size_t i = 0; i < set->nfiles; i++) {
+		struct locked_file *f = &set->files[i];
+		f->checked = false;
 		if (f->yielded && f->seen != set->pass)
 			f->yielded = false; /* gone meanwhile */
 		if (f->again) {
 			f->again = false;
 			f->was = f->length;
 			fmt_human(bytes, f->length);
-			msg("--lock: %s: locked again (%s): memory is available again\n",
-			    f->path ? f->path : "a file", bytes);
+			notice(set, f->path, "locked again (%s): memory is available again", bytes);
 			tell_change(set, f->path, "locked again", f->length);
 		}
 		if (f->seen == set->pass || !f->addr)
@@ -527,34 +736,68 @@ void lock_follow_end(struct lock_set *set)
 			now->fresh = false;
 			now->was = now->length; /* told here, not as grown */
 			fmt_human(bytes, now->length);
-			msg("--lock: %s: replaced; the new file locked (%s)\n", now->path, bytes);
+			notice(set, now->path, "replaced; the new file locked (%s)", bytes);
 			tell_change(set, now->path, "replaced", now->length);
 			continue;
 		}
 		fmt_human(bytes, length);
-		msg("--lock: %s: deleted or renamed away; unlocked (%s given back)\n",
-		    f->path ? f->path : "a file", bytes);
+		notice(set, f->path, "deleted or renamed away; unlocked (%s given back)", bytes);
 		tell_change(set, f->path, "deleted", 0);
 	}
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
-		if (f->seen != set->pass || !f->path)
+		if (f->seen != set->pass)
+			continue;
+		if (f->tell_refused) {
+			f->tell_refused = false;
+			set->nrefusals++;
+			fmt_human(bytes, f->refused);
+			const char *why = f->over_max ? "it would pass --lock-max=" :
+				"more than the memory available less --reserve";
+			if (f->addr)
+				notice(set, f->path, "grew to %s; not locked past its old end: %s%s "
+				       "(told once, until it changes)", bytes, why, f->over_max ? max : "");
+			else
+				notice(set, f->path, "%s not locked: %s%s (told once, until it changes)",
+				       bytes, why, f->over_max ? max : "");
+		}
+		if (!f->path)
 			continue;
 		if (f->fresh && f->addr) {
 			fmt_human(bytes, f->length);
-			msg("--lock: %s: new; locked (%s)\n", f->path, bytes);
+			notice(set, f->path, "new; locked (%s)", bytes);
 			tell_change(set, f->path, "new", f->length);
 			watch_dir_of(set, f->path, false);
-		} else if (!f->fresh && f->length != f->was) {
+		} else if (!f->fresh && f->addr && f->length != f->was) {
 			fmt_human(bytes, f->length);
-			msg("--lock: %s: %s to %s; %s\n", f->path, f->length > f->was ? "grew" : "shrank",
-			    bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
+			notice(set, f->path, "%s to %s; %s", f->length > f->was ? "grew" : "shrank",
+			       bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
 			tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
+		} else if (!f->fresh && !f->addr && f->was && !f->refused && !f->yielded) {
+			notice(set, f->path, "shrank to nothing; unlocked");
+			tell_change(set, f->path, "shrank", 0);
 		}
 		f->fresh = false;
 	}
+	drop_gone(set);
+	if (set->rewatch && set->inotify >= 0) {
+		set->rewatch = false;
+		watch_all(set);
+	}
 }
 
+void lock_say_pass(struct lock_set *set, const char *why)
+{
+	char bytes[FMT_BUFSIZE];
+
+	lock_notices_flush(set);
+	if (set->quiet)
+		return;
+	fmt_human(bytes, set->locked_bytes);
+	msg("--lock: %s: %zu file%s, %s locked; %" PRIu64 " change%s, %" PRIu64 " not locked "
+	    "for --lock-max or the memory available\n", why, set->nlive, set->nlive == 1 ? "" : "s",
+	    bytes, set->nchanges, set->nchanges == 1 ? "" : "s", set->nrefusals);
+}
 
 /* The value of key in the file dir/name of "key value" lines, or 0. */
 static uint64_t stat_value(const char *dir, const char *name, const char *key)
@@ -675,8 +918,8 @@ void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
 		f->yielded = true;
 		given += length;
 		fmt_human(bytes, length);
-		msg("--lock: %s: unlocked (%s): %s available, below --reserve=%s\n",
-		    f->path ? f->path : "a file", bytes, have, keep);
+		notice(set, f->path, "unlocked (%s): %s available, below --reserve=%s", bytes, have,
+		       keep);
 		tell_change(set, f->path, "unlocked for --reserve", 0);
 	}
 	pthread_mutex_unlock(&set->mutex);
@@ -775,14 +1018,19 @@ int lock_daemon_start(int *ready)
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : STATUS_FATAL;
 }
 
-bool lock_daemon_ready(int ready, const char *pidfile, int status)
+bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *written, int status)
 {
 	bool ok = true;
+	int err;
 
-	if (pidfile && user_write_pidfile(pidfile, getpid()) != 0) {
+	if (pidfile && (err = user_pidfile_write(written, pidfile, getpid())) != 0) {
 		msg("cannot write --pidfile ");
 		msg_name_str(pidfile);
-		msg_more(": %s\n", strerror(errno));
+		if (err == USER_PIDFILE_NOT_REGULAR)
+			msg_more(": it is not a regular file (a FIFO, a socket, a device or a "
+				 "directory): refused\n");
+		else
+			msg_more(": %s\n", strerror(errno));
 		status = STATUS_FATAL;
 		ok = false;
 	}

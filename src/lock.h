@@ -25,7 +25,24 @@ struct locked_file {
 	bool fresh;     /* when followed: locked by this pass */
 	bool yielded;   /* unlocked for --reserve, to be locked again */
 	bool again;     /* locked again by this pass, after yielding */
+	/* when followed: the length a pass's guard refused (0: none), which
+	 * is told once, and again only when the file changes */
+	uint64_t refused;
+	bool tell_refused;
+	bool over_max;  /* refused by --lock-max (else by the memory available) */
+	bool checked;   /* grown or shrunk: passed the guard, to be locked again */
+	dev_t dev;      /* its identity, for the index when entries are dropped */
+	ino_t ino;
 };
+
+/* Following: at most this many files (locked, yielded or refused) are
+ * kept, and this many directories watched; past either, told once. */
+#define LOCK_FOLLOW_MAX_FILES 131072
+#define LOCK_FOLLOW_MAX_WATCHES 4096
+
+/* Following: at most this many change lines a second on stderr; past
+ * it, one line says how many more were not told. */
+#define LOCK_NOTICES_PER_SECOND 10
 
 /* The run's locked files, shared by the threads of -j (the mutex); what
  * could not be locked, for the message at the end. */
@@ -50,8 +67,22 @@ struct lock_set {
 	bool following;
 	uint64_t pass;
 	int inotify;
-	/* a pass's budget: bytes it may lock anew (--reserve), or UINT64_MAX */
+	/* a pass's budget: bytes it may lock anew (the memory available less
+	 * --reserve), or UINT64_MAX (the first pass: run.c's plan checked it) */
 	uint64_t budget;
+	/* following: the directories watched, and what was said once */
+	struct devino_map watched;
+	size_t nwatches;
+	bool watches_told, files_told;
+	bool rewatch;               /* a watch gone: every one counted again */
+	char *const *operands;      /* watched too */
+	/* -q: no change told on stderr; the rate of the lines told */
+	bool quiet;
+	int64_t window; /* the second of the lines counted */
+	unsigned told;  /* lines told in it */
+	uint64_t untold;
+	/* the pass's counts, for SIGHUP's summary */
+	uint64_t nchanges, nrefusals;
 	/* --format=ndjson: where each change is a line too, or NULL */
 	FILE *changes;
 };
@@ -91,6 +122,15 @@ void lock_follow_begin(struct lock_set *set);
  * directories watched. */
 void lock_follow_end(struct lock_set *set);
 
+/* The changes not told for the rate (LOCK_NOTICES_PER_SECOND): one line
+ * that says how many, once their second is over.  lock_notices_due: true
+ * when such a line waits (call lock_notices_flush within a second). */
+void lock_notices_flush(struct lock_set *set);
+bool lock_notices_due(const struct lock_set *set);
+
+/* SIGHUP's pass done: one line with what is locked and what changed. */
+void lock_say_pass(struct lock_set *set, const char *why);
+
 /* --reserve: the memory available now, the less of the machine's
  * (MemAvailable) and its memory cgroup's (limit less usage, its file
  * pages counted as available, as MemAvailable counts them); *limit: the
@@ -123,10 +163,12 @@ void lock_say_left_out(const struct lock_set *set, const char *max_arg);
 int lock_daemon_start(int *ready);
 
 /* In the daemon, once everything is locked and told: the pid file
- * written (--pidfile, or NULL), the parent told status, the standard
+ * written (--pidfile, or NULL) and kept in *written for its removal
+ * (user_pidfile_remove), the parent told status, the standard
  * descriptors moved to /dev/null.  False when the pid file could not be
  * written (told; the parent is told STATUS_FATAL). */
-bool lock_daemon_ready(int ready, const char *pidfile, int status);
+struct user_pidfile;
+bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *written, int status);
 
 /* Under systemd (NOTIFY_SOCKET set, built with libsystemd): tell it
  * state ("READY=1\nSTATUS=..."), with sd_notify.  Nothing otherwise. */

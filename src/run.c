@@ -271,6 +271,29 @@ static bool say_locked(struct run *run)
 	return true;
 }
 
+/* --reserve in bytes: SIZE, or PERCENT% of limit (the memory cgroup's
+ * limit, or MemTotal). */
+static uint64_t reserve_bytes(const struct options *opts, uint64_t limit)
+{
+	if (opts->reserve_percent > 0)
+		return (uint64_t)((double)limit * opts->reserve_percent / 100.0);
+	return opts->reserve;
+}
+
+/* The guard of every lock, the first pass's and each later one's: the
+ * memory available (the machine's, or its memory cgroup's) less
+ * --reserve, 0 when below it; UINT64_MAX when it cannot be read.
+ * (--lock-max is lock.c's, against what is locked.) */
+static uint64_t lock_budget(const struct run *run)
+{
+	uint64_t available, limit;
+
+	if (!lock_available(&available, &limit))
+		return UINT64_MAX;
+	uint64_t reserve = reserve_bytes(run->opts, limit);
+	return available > reserve ? available - reserve : 0;
+}
+
 /* -i: a failure in any sample makes the status 1; --expect-cached is
  * judged on the last sample. */
 static int watch_samples(struct run *run, struct outcome *outcome)
@@ -286,11 +309,15 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 		bool pass = !first && run->opts->action == ACTION_LOCK && !run->opts->no_follow;
 		if (pass) {
 			run->locks.following = true;
+			run->locks.budget = lock_budget(run);
 			lock_follow_begin(&run->locks);
 		}
 		status = inspect_to_output(run, watch, outcome);
-		if (pass)
+		if (pass) {
 			lock_follow_end(&run->locks);
+			lock_notices_flush(&run->locks);
+			run->locks.budget = UINT64_MAX;
+		}
 		if (status == STATUS_FATAL)
 			break;
 		if (first && run->opts->action == ACTION_LOCK && !say_locked(run))
@@ -357,8 +384,9 @@ static uint64_t missing_bytes(struct run *run, uint64_t *range_bytes)
 }
 
 /* Following: the operands walked again, saying nothing, each file
- * locked as it is now (lock.c tells the changes). */
-static void relock(struct run *run)
+ * locked as it is now within budget (lock_budget's, or less) (lock.c
+ * tells the changes). */
+static void relock(struct run *run, uint64_t budget)
 {
 	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
 	struct walk_config walk_cfg = walk_config_of(run, &run->req);
@@ -369,6 +397,7 @@ static void relock(struct run *run)
 	walk_cfg.max_depth = -1;
 	walk_cfg.quiet = true;
 	run->locks.following = true;
+	run->locks.budget = budget;
 	lock_follow_begin(&run->locks);
 	if (run->snapshot)
 		snapshot_run(run->snapshot, &walk_cfg, &sink, &result);
@@ -377,15 +406,7 @@ static void relock(struct run *run)
 	else
 		walk_run(&walk_cfg, run->opts->operands, &sink, &result);
 	lock_follow_end(&run->locks);
-}
-
-/* --reserve in bytes: SIZE, or PERCENT% of limit (the memory cgroup's
- * limit, or MemTotal). */
-static uint64_t reserve_bytes(const struct options *opts, uint64_t limit)
-{
-	if (opts->reserve_percent > 0)
-		return (uint64_t)((double)limit * opts->reserve_percent / 100.0);
-	return opts->reserve;
+	run->locks.budget = UINT64_MAX;
 }
 
 /* --reserve: below it, the last files locked are unlocked; once the
@@ -402,9 +423,7 @@ static void keep_reserve(struct run *run)
 	if (available < reserve) {
 		lock_yield(&run->locks, available, reserve);
 	} else if (available > margin && lock_yielded(&run->locks)) {
-		run->locks.budget = available - margin;
-		relock(run);
-		run->locks.budget = UINT64_MAX;
+		relock(run, available - margin);
 	}
 }
 
@@ -439,7 +458,9 @@ static void hold_locks(struct run *run)
 	};
 	while (!signals_stop_requested()) {
 		/* a negative fd is left out by poll */
-		int ready = ppoll(pfd, 2, reserving ? &tick : NULL, &was);
+		/* a second at most while changes wait to be counted */
+		bool due = lock_notices_due(&run->locks);
+		int ready = ppoll(pfd, 2, reserving || due ? &tick : NULL, &was);
 		if (signals_stop_requested())
 			break;
 		bool hup = signals_take_hup();
@@ -451,9 +472,12 @@ static void hold_locks(struct run *run)
 		} else if (hup) {
 			if (!run->opts->quiet)
 				msg("--lock: SIGHUP: walking the files again\n");
-			relock(run);
+			relock(run, lock_budget(run));
+			lock_say_pass(&run->locks, "SIGHUP");
 		} else if (ready > 0 && (pfd[0].revents & POLLIN)) {
-			relock(run);
+			relock(run, lock_budget(run));
+		} else if (ready == 0) {
+			lock_notices_flush(&run->locks); /* their second is over */
 		}
 		if (reserving)
 			keep_reserve(run);
@@ -566,6 +590,7 @@ static bool run_init(struct run *run, const struct options *opts)
 	inspector_init(&run->ins, &run->setup, &run->limit);
 	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
 	run->locks.follow = opts->action == ACTION_LOCK; /* names kept: SIGHUP's walk tells them */
+	run->locks.quiet = opts->quiet;
 	if (opts->format == FORMAT_NDJSON && !opts->output_file)
 		run->locks.changes = stdout;
 	if (opts->action == ACTION_LOCK)
@@ -647,14 +672,15 @@ int run_inspection(const struct options *opts)
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
 		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
-			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, status)) {
+			struct user_pidfile pidfile = { .dirfd = -1 };
+			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, &pidfile, status)) {
 				hold_locks(&run);
 				lock_notify("STOPPING=1\nSTATUS=unlocking");
 			} else {
 				status = STATUS_FATAL;
 			}
-			if (opts->daemon && opts->pidfile && status != STATUS_FATAL)
-				(void)user_unlinkat(AT_FDCWD, opts->pidfile, 0);
+			/* through the directory it was written in, if still the file */
+			user_pidfile_remove(&pidfile);
 		}
 		say_nothing_to_judge(opts, status, &outcome);
 	}

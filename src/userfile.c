@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,21 +47,109 @@ int user_safe_open(struct opener *o, struct file_ref *ref, struct stat *st, int 
 	return fd;
 }
 
-int user_write_pidfile(const char *path, pid_t pid)
+/* The file dirfd/name opened for writing and checked: a regular file. */
+static int open_pidfile(int dirfd, const char *name)
 {
+	struct stat st;
+
+	/* refused before any open: a FIFO's would block, a device's act */
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISLNK(st.st_mode)) {
+			errno = ELOOP;
+			return -1;
+		}
+		return USER_PIDFILE_NOT_REGULAR;
+	}
+	/* swapped since: O_NONBLOCK, so a FIFO does not block (ENXIO with
+	 * no reader) and the fstat refuses it */
+	int fd = openat(dirfd, name,
+			O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return errno == ENXIO ? USER_PIDFILE_NOT_REGULAR : -1;
+	int ret = fd;
+	if (fstat(fd, &st) != 0)
+		ret = -1;
+	else if (!S_ISREG(st.st_mode))
+		ret = USER_PIDFILE_NOT_REGULAR;
+	if (ret < 0) {
+		int err = errno;
+		close(fd);
+		errno = err;
+	}
+	return ret;
+}
+
+static int write_pidfile(struct user_pidfile *pf, const char *path, pid_t pid)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+
+	if (!dir)
+		return -1;
+	if (!*name) {
+		free(dir);
+		errno = EISDIR;
+		return -1;
+	}
+	int dirfd = openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dirfd < 0)
+		return -1;
+	int fd = open_pidfile(dirfd, name);
+	if (fd < 0) {
+		int err = errno;
+		close(dirfd);
+		errno = err;
+		return fd;
+	}
 	char text[32];
 	int len = snprintf(text, sizeof text, "%ld\n", (long)pid);
-	int fd = user_openat(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NOCTTY,
-			     0644);
-	if (fd < 0)
-		return -1;
-	if (write(fd, text, (size_t)len) != len) {
+	struct stat st;
+	errno = 0;
+	if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)len) != len || fstat(fd, &st) != 0 ||
+	    close(fd) != 0) {
 		int err = errno ? errno : EIO;
 		close(fd);
+		close(dirfd);
 		errno = err;
 		return -1;
 	}
-	return close(fd);
+	pf->dirfd = dirfd;
+	pf->name = strdup(name);
+	pf->dev = st.st_dev;
+	pf->ino = st.st_ino;
+	return 0;
+}
+
+int user_pidfile_write(struct user_pidfile *pf, const char *path, pid_t pid)
+{
+	*pf = (struct user_pidfile){ .dirfd = -1 };
+	AS_USER(int, -1, write_pidfile(pf, path, pid));
+}
+
+static int remove_pidfile(struct user_pidfile *pf)
+{
+	struct stat st;
+
+	/* the name is the file written, in the directory it was written in */
+	if (pf->name && fstatat(pf->dirfd, pf->name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_dev == pf->dev && st.st_ino == pf->ino)
+		return unlinkat(pf->dirfd, pf->name, 0);
+	return 0;
+}
+
+void user_pidfile_remove(struct user_pidfile *pf)
+{
+	if (pf->dirfd < 0)
+		return;
+	if (caps_user_begin()) {
+		(void)remove_pidfile(pf);
+		caps_user_end();
+	}
+	close(pf->dirfd);
+	free(pf->name);
+	*pf = (struct user_pidfile){ .dirfd = -1 };
 }
 
 int user_psi_trigger(const char *path, const char *trigger)

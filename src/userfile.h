@@ -31,9 +31,31 @@ int user_fchmod(int fd, mode_t mode);
 int user_renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
 int user_unlinkat(int dirfd, const char *path, int flags);
 
-/* --pidfile: path created or replaced, never through a symbolic link
- * (O_NOFOLLOW), mode 0644, holding "PID\n". */
-int user_write_pidfile(const char *path, pid_t pid);
+/* --pidfile: the file written, in the directory it was written in (kept
+ * open), so that the removal at exit removes that file and nothing else
+ * (a directory of the path swapped for a symbolic link meanwhile). */
+struct user_pidfile {
+	int dirfd;  /* -1: none written */
+	char *name; /* its last component, in dirfd */
+	dev_t dev;  /* the file written */
+	ino_t ino;
+};
+
+/* What user_pidfile_write returns when the name is there and is not a
+ * regular file (a FIFO, a socket, a device, a directory): refused, and
+ * nothing waited for (a FIFO is never opened to block). */
+#define USER_PIDFILE_NOT_REGULAR (-2)
+
+/* --pidfile: path created or replaced in its directory (opened with the
+ * user's rights), never through a symbolic link (O_NOFOLLOW), never
+ * blocking (O_NONBLOCK), mode 0644, holding "PID\n".  0; -1 with errno;
+ * or USER_PIDFILE_NOT_REGULAR. */
+int user_pidfile_write(struct user_pidfile *pf, const char *path, pid_t pid);
+
+/* At exit: the name removed, through the directory it was written in,
+ * if it still is the file written (device and inode, not followed);
+ * the directory closed.  Nothing when none was written. */
+void user_pidfile_remove(struct user_pidfile *pf);
 
 /* A pressure stall trigger (PSI): the file path (/proc/pressure/memory,
  * a cgroup's memory.pressure) opened and trigger ("some 100000 2000000")

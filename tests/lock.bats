@@ -285,9 +285,9 @@ for i in range(0, len(b), 4096): b[i] = 1
 time.sleep(120)
 "' fill "$cg" "$PYTHON3" 3>&- &
 	TRACEE=$!
-	wait_for_line err "^pagestat: --lock: $d/c: unlocked \(16M\): .* available, below --reserve=48M$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/c': unlocked \(16M\): .* available, below --reserve=48M$" "$LOCKER"
 	# the last locked first: c before any other
-	assert_equal "$(grep -m1 -oE 'w/[abc]: unlocked' err)" "w/c: unlocked"
+	assert_equal "$(grep -m1 -oE "w/[abc]': unlocked" err)" "w/c': unlocked"
 	local unlocked
 	unlocked=$(grep -c ': unlocked (16M)' err)
 	assert_equal "$(vmlck_bytes "$LOCKER")" $(((3 - unlocked) * 16 * mib))
@@ -414,28 +414,28 @@ wait_for_nth() {
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((32 * PAGE))
 	# grown: locked to its new end
 	head -c $((8 * PAGE)) /dev/zero >>w/a
-	wait_for_line err "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to .*; locked to its new end$" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((40 * PAGE))
 	# truncated: unlocked past its end
 	truncate -s $((4 * PAGE)) w/a
-	wait_for_line err "^pagestat: --lock: $d/a: shrank to .*; unlocked past its end$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': shrank to .*; unlocked past its end$" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((20 * PAGE))
 	# renamed over: the new one locked, the old one's memory given back
 	pcarrange write tmp $((32 * PAGE))
 	mv tmp w/b
-	wait_for_line err "^pagestat: --lock: $d/b: replaced; the new file locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/b': replaced; the new file locked" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((36 * PAGE))
 	# a new file in the walked directory
 	pcarrange write w/c $((8 * PAGE))
-	wait_for_line err "^pagestat: --lock: $d/c: new; locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/c': new; locked" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((44 * PAGE))
 	# deleted
 	rm w/c
-	wait_for_line err "^pagestat: --lock: $d/c: deleted or renamed away; unlocked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/c': deleted or renamed away; unlocked" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((36 * PAGE))
 	# deleted and created again, at once (a deploy tool's way)
 	rm w/a && pcarrange write w/a $((12 * PAGE))
-	wait_for_nth 1 "^pagestat: --lock: $d/a: (replaced; the new file locked|new; locked)"
+	wait_for_nth 1 "^pagestat: --lock: '$d/a': (replaced; the new file locked|new; locked)"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((44 * PAGE))
 	stop_lock
 	assert_equal "$status" 0
@@ -448,9 +448,9 @@ wait_for_nth() {
 	pcarrange write w/a $((8 * PAGE))
 	start_lock "$PAGESTAT" --lock --format=ndjson w
 	head -c $((8 * PAGE)) /dev/zero >>w/a
-	wait_for_line err "^pagestat: --lock: $d/a: grew to" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to" "$LOCKER"
 	pcarrange write w/b $((4 * PAGE))
-	wait_for_line err "^pagestat: --lock: $d/b: new; locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/b': new; locked" "$LOCKER"
 	output=$(cat out)
 	assert_equal "$(jq -r 'select(.change) | "\(.change) \(.path) \(.locked) \(.locked_bytes)"' <<<"$output" | paste -sd,)" \
 		"grew $d/a 16 $((16 * PAGE)),new $d/b 4 $((4 * PAGE))"
@@ -467,7 +467,7 @@ wait_for_nth() {
 	pcarrange write w/a $((8 * PAGE))
 	start_lock "$PAGESTAT" --lock -i 0.2 --format=ndjson w
 	head -c $((8 * PAGE)) /dev/zero >>w/a
-	wait_for_line err "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to .*; locked to its new end$" "$LOCKER"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((16 * PAGE))
 	stop_lock
 	assert_equal "$status" 0
@@ -497,9 +497,9 @@ wait_for_nth() {
 	pcarrange write w/b $((4 * PAGE))
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((8 * PAGE))
 	kill -HUP "$LOCKER"
-	wait_for_line err "^pagestat: --lock: $d/b: new; locked" "$LOCKER"
+	wait_for_line err "^pagestat: --lock: '$d/b': new; locked" "$LOCKER"
 	grep -q "^pagestat: --lock: SIGHUP: walking the files again$" err || fail "$(cat err)"
-	grep -q "^pagestat: --lock: $d/a: grew to .*; locked to its new end$" err || fail "$(cat err)"
+	grep -q "^pagestat: --lock: '$d/a': grew to .*; locked to its new end$" err || fail "$(cat err)"
 	assert_equal "$(vmlck_bytes "$LOCKER")" $((20 * PAGE))
 	stop_lock
 	assert_equal "$status" 0
@@ -558,6 +558,66 @@ wait_gone() {
 	run -3 --separate-stderr as_nobody ./pagestat-cap --lock --daemon --pidfile=rootdir/pid mine 3>&-
 	[[ $stderr == *"pagestat: cannot write --pidfile 'rootdir/pid': Permission denied"* ]] || fail "$stderr"
 	assert_file_not_exists rootdir/pid
+}
+
+# issue 31 item 6: a FIFO at the pid file's path, a directory of its path
+# swapped for a symbolic link while the daemon holds
+
+# Teardown: a daemon blocked in the open of the FIFO fifo for writing
+# (before the fix) is released by a reader, which gets its pid, and ended.
+release_fifo_writer() {
+	local pid
+	[[ -p $1 ]] || return 0
+	pid=$(timeout 5 cat "$1") || return 0
+	[[ $pid =~ ^[0-9]+$ ]] && kill -KILL "$pid" 2>/dev/null
+	return 0
+}
+
+@test "--daemon --pidfile naming a FIFO: refused at once, not blocked (exit 3, not a regular file), nothing left running or locked" {
+	pcarrange write f $((4 * PAGE))
+	mkfifo pid
+	on_teardown release_fifo_writer "$PWD/pid"
+	local t0=$EPOCHREALTIME took
+	# into files, not run's pipes: a daemon blocked in the open holds them
+	status=0
+	timeout 20 "$PAGESTAT" --lock --daemon --pidfile="$PWD/pid" f >out 2>err 3>&- || status=$?
+	took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print int((b - a) * 1000) }')
+	local stderr
+	stderr=$(cat err)
+	assert_equal "$status" 3
+	((took < 10000)) || fail "took $took ms"
+	[[ $stderr == *"pagestat: cannot write --pidfile '$PWD/pid': it is not a regular file (a FIFO, a socket, a device or a directory): refused"* ]] ||
+		fail "$stderr"
+	[[ -p pid ]] || fail "the FIFO was replaced"
+	! pgrep -f -- "--pidfile=$PWD/pid" || fail "a daemon is left running"
+}
+
+@test "--daemon --pidfile as root in a directory nobody controls, swapped for a symbolic link to root's directory while it holds: at SIGTERM root's file of that name survives; the file written is removed" {
+	enter_nobody_dir
+	pcarrange write f $((4 * PAGE))
+	# root's 0600 file named pid, in a directory nobody may not write
+	mkdir -m 700 secret
+	echo "root's" >secret/pid
+	chmod 600 secret/pid
+	mkdir u
+	chown $NOBODY:$NOBODY u
+	# open to all, as /run/user or a shared spool (root's pagestat has no
+	# CAP_DAC_OVERRIDE: it writes where the modes let it)
+	as_nobody mkdir -m 777 u/run
+	run -0 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile="$PWD/u/run/pid" f 3>&-
+	local pid
+	pid=$(cat u/run/pid)
+	LOCKER=$pid
+	assert_equal "$(vmlck_bytes "$pid")" $((4 * PAGE))
+	# nobody swaps its directory for a link to root's
+	as_nobody mv u/run u/old
+	as_nobody ln -s "$PWD/secret" u/run
+	kill -TERM "$pid"
+	wait_gone "$pid"
+	LOCKER=
+	assert_equal "$(cat secret/pid)" "root's"
+	# the one written (now u/old/pid) is what was removed
+	assert_file_not_exists u/old/pid
 }
 
 # ---- systemd ---------------------------------------------------------------
@@ -733,4 +793,178 @@ two_extent_snapshot() {
 	done
 	# nothing of f was read
 	assert_equal "$(pcarrange stat f | cut -d' ' -f1)" 0
+}
+
+# ---- issue 31 items 1 and 4: following's guard, bounds and notices --------
+
+# Wait until VmLck of the locker is BYTES (at most 30 s).
+wait_vmlck() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[[ $(vmlck_bytes "$LOCKER") == "$1" ]] && return 0
+		kill -0 "$LOCKER" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "VmLck $(vmlck_bytes "$LOCKER" 2>/dev/null) not $1; it said: $(cat err)"
+}
+
+# The inotify watches of the locker (its fdinfo's wd lines).
+watch_count() {
+	local fd
+	fd=$(find /proc/$LOCKER/fd -lname 'anon_inode:inotify' -printf '%f\n' | head -1)
+	[[ -n $fd ]] || fail "no inotify descriptor"
+	grep -c '^inotify wd:' "/proc/$LOCKER/fdinfo/$fd"
+}
+
+@test "following in a 256 MiB memory cgroup: a 512 MiB sparse file made in the tree is not locked (named once, until it changes); VmLck stays; the daemon lives" {
+	require_root "creating a memory cgroup needs root"
+	local mnt cg mib=1048576
+	mnt=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+	[[ -n $mnt ]] || skip "no cgroup v1 memory hierarchy here (the v2 case is not written yet)"
+	cg=$mnt/pagestat-lock.$$.$BATS_TEST_NUMBER
+	mkdir "$cg" || skip "cannot create a cgroup under $mnt"
+	on_teardown remove_cgroup "$cg"
+	echo $((256 * mib)) >"$cg/memory.limit_in_bytes" || skip "cannot limit the cgroup's memory"
+	mkdir w
+	local d
+	d=$(cd w && pwd)
+	pcarrange write w/a $((4 * mib))
+	start_lock bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' lock "$cg" "$PAGESTAT" --lock w
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((4 * mib))
+	# what the user who may write in the tree did to root's lock
+	truncate -s 512M w/sparse
+	# a pass or more: the lock lives and pins no more (before the fix it
+	# locked the sparse file's pages: the cgroup's OOM killer ended it)
+	sleep 2
+	kill -0 "$LOCKER" || fail "the lock ended: $(cat err)"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((4 * mib))
+	wait_for_line err "^pagestat: --lock: '$d/sparse': 512M not locked: more than the memory available less --reserve \(told once, until it changes\)$" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((4 * mib))
+	# another pass (a change elsewhere): the sparse file is not told again
+	head -c "$PAGE" /dev/zero >>w/a
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to" "$LOCKER"
+	assert_equal "$(grep -c "sparse'" err)" 1
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((4 * mib + PAGE))
+	# changed so that it fits: locked
+	truncate -s 1M w/sparse
+	wait_for_line err "^pagestat: --lock: '$d/sparse': new; locked \(1.0M\)$" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((5 * mib + PAGE))
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "following with --lock-max: a file grown past it keeps its old lock and is named once; VmLck stays within the cap across later passes" {
+	mkdir w
+	local d max=$((128 * PAGE))
+	d=$(cd w && pwd)
+	pcarrange write w/a $((64 * PAGE))
+	pcarrange write w/b $((4 * PAGE))
+	start_lock "$PAGESTAT" --lock --lock-max=$max w
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((68 * PAGE))
+	head -c $((128 * PAGE)) /dev/zero >>w/a
+	wait_for_line err "^pagestat: --lock: '$d/a': grew to .*; not locked past its old end: it would pass --lock-max=.* \(told once, until it changes\)$" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((68 * PAGE))
+	# later passes: b grows within the cap; a is not told again
+	head -c "$PAGE" /dev/zero >>w/b
+	wait_for_line err "^pagestat: --lock: '$d/b': grew to" "$LOCKER"
+	assert_equal "$(vmlck_bytes "$LOCKER")" $((69 * PAGE))
+	pcarrange write w/c $((128 * PAGE))
+	wait_for_line err "^pagestat: --lock: '$d/c': .* not locked: it would pass --lock-max=" "$LOCKER"
+	kill -HUP "$LOCKER"
+	wait_for_line err "^pagestat: --lock: SIGHUP: 2 files, .* locked; 0 changes, 0 not locked" "$LOCKER"
+	assert_equal "$(grep -c "'$d/a'" err)" 1
+	assert_equal "$(grep -c "'$d/c'" err)" 1
+	(($(vmlck_bytes "$LOCKER") <= max)) || fail "VmLck $(vmlck_bytes "$LOCKER") past $max"
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "following: 4,100 new directories with a file each make at most 4096 inotify watches, said once; their files are locked" {
+	mkdir w
+	pcarrange write w/f0 "$PAGE"
+	start_lock "$PAGESTAT" --lock w
+	assert_equal "$(watch_count)" 1
+	"$PYTHON3" -c '
+import os, sys
+page = int(sys.argv[1])
+for i in range(4100):
+    os.mkdir("w/d%04d" % i)
+    with open("w/d%04d/f" % i, "wb") as f:
+        f.write(b"x" * page)
+' "$PAGE"
+	sleep 1
+	# the files of the directories not watched are found by this pass
+	kill -HUP "$LOCKER"
+	wait_vmlck $((4101 * PAGE))
+	assert_equal "$(watch_count)" 4096
+	wait_for_line err "^pagestat: --lock: SIGHUP: 4101 files, .* locked; [0-9]+ changes?, 0 not locked" "$LOCKER"
+	assert_equal "$(grep -c 'watching at most 4096 directories' err)" 1
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "following: a new file whose name holds terminal escapes (OSC title, screen clear) is named escaped on stderr, never raw" {
+	mkdir w
+	local d
+	d=$(cd w && pwd)
+	pcarrange write w/a "$PAGE"
+	start_lock "$PAGESTAT" --lock w
+	pcarrange write w/$'\e]0;title\a' "$PAGE"
+	pcarrange write w/$'\e[2J' "$PAGE"
+	wait_vmlck $((3 * PAGE))
+	wait_for_nth 2 ": new; locked"
+	grep -qF -- "--lock: '$d/\\x1b]0;title\\x07': new; locked" err || fail "$(cat -v err)"
+	grep -qF -- "--lock: '$d/\\x1b[2J': new; locked" err || fail "$(cat -v err)"
+	! grep -q $'\e' err || fail "a raw escape reached stderr: $(cat -v err)"
+	! grep -q $'\a' err || fail "a raw BEL reached stderr: $(cat -v err)"
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "following with -q: the changes are locked and no line is told" {
+	mkdir w
+	pcarrange write w/a $((8 * PAGE))
+	"$PAGESTAT" -q --lock w >out 2>err 3>&- &
+	LOCKER=$!
+	wait_vmlck $((8 * PAGE))
+	head -c $((8 * PAGE)) /dev/zero >>w/a
+	pcarrange write w/b $((4 * PAGE))
+	wait_vmlck $((20 * PAGE))
+	rm w/b
+	wait_vmlck $((16 * PAGE))
+	kill -HUP "$LOCKER"
+	sleep 1
+	assert_equal "$(cat err)" ""
+	stop_lock
+	assert_equal "$status" 0
+}
+
+@test "following: 300 files made at once are told at most 10 lines a second, then how many more; every change counted" {
+	mkdir w
+	pcarrange write w/a "$PAGE"
+	local t0
+	start_lock "$PAGESTAT" --lock w
+	t0=$EPOCHREALTIME
+	"$PYTHON3" -c '
+import sys
+page = int(sys.argv[1])
+for i in range(300):
+    with open("w/n%03d" % i, "wb") as f:
+        f.write(b"x" * page)
+' "$PAGE"
+	wait_vmlck $((301 * PAGE))
+	local took told untold i
+	took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print int(b - a) + 1 }')
+	# the line of those not told comes once their second is over
+	for ((i = 0; i < 60; i++)); do
+		told=$(grep -c ": new; locked" err)
+		untold=$(sed -nE 's/^pagestat: --lock: ([0-9]+) more changes? not told \(at most 10 lines a second\)$/\1/p' err | paste -sd+ | bc)
+		((told + ${untold:-0} == 300)) && break
+		sleep 0.1
+	done
+	assert_equal "$((told + ${untold:-0}))" 300
+	((told <= 10 * (took + 1))) || fail "$told lines told in $took s"
+	((untold > 0)) || fail "no line of changes not told: $(cat err)"
+	stop_lock
+	assert_equal "$status" 0
 }
