@@ -17,6 +17,7 @@
 
 #include "aggregate.h"
 #include "escape.h"
+#include "fail.h"
 #include "msg.h"
 #include "probe.h"
 #include "report.h"
@@ -715,9 +716,22 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 		      const struct walk_config *cfg, struct probe_out *pout,
 		      struct probe_detail *detail, struct agg_sum *total)
 {
-	struct stat st;
+	struct stat st, own;
 	const char *why = NULL;
+	int err;
 
+	/* A setcap pagestat compares a snapshot's inode, size and mtime
+	 * only with what its user could stat: a note saying which differs
+	 * would answer guesses at a file the user cannot stat.  Such a file
+	 * (which the user could not open to warm either) gets one failure,
+	 * the same whatever the snapshot says of it. */
+	bool own_known = cfg->borrowed && user_fstatat(AT_FDCWD, f->path, &own, 0) == 0;
+	if (cfg->borrowed && !own_known && errno != ENOENT) {
+		err = errno;
+		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, err);
+		report_error(out, f->path, f->len, ROW_FILE, err);
+		return;
+	}
 	if (!f->identity) {
 		if (!out->quiet) {
 			report_say("", f->path, f->len);
@@ -738,12 +752,21 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	/* opened as any inspected file is (safe_open: a regular file, or
 	 * nothing), then compared with the snapshot */
 	struct file_ref ref = { .dirfd = AT_FDCWD, .name = f->path, .follow = true };
-	int err;
 	int fd = safe_open(&cfg->ins->prober.opener, &ref, &st, &err);
-	if (!ref.id.known)
+	if (!ref.id.known) {
 		why = err == ENOENT ? "gone" : strerror(err); /* not found */
-	else
+	} else if (cfg->borrowed &&
+		   (!own_known || own.st_dev != st.st_dev || own.st_ino != st.st_ino)) {
+		/* not the file the user stat()ed (gone for the user, or
+		 * replaced in between): nothing of it is compared */
+		if (fd >= 0)
+			close(fd);
+		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, FAIL_CHANGED);
+		report_error(out, f->path, f->len, ROW_FILE, FAIL_CHANGED);
+		return;
+	} else {
 		why = changed(f, &st);
+	}
 	if (why) {
 		if (fd >= 0)
 			close(fd);

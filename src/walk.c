@@ -73,15 +73,31 @@ static bool may_meet_again(const struct walk *w, const struct file_ident *id, bo
 	return w->overlap && devino_has(&w->operand_files, id->dev, id->ino);
 }
 
+/* Whether the user could stat this name themselves (report.c), asked at
+ * most once per name: *sees is -1 until asked. */
+static bool user_stats(const struct file_ident *id, const char *path, bool follow, int *sees)
+{
+	if (*sees < 0)
+		*sees = report_user_stats(id->dev, id->ino, path, follow);
+	return *sees;
+}
+
 /* True when this file or directory was counted before in this run.  A
  * file is asked when its event is applied, in walk order, so that the
  * first name met is the one counted whatever the workers of -j do: a
  * regular file the walk made no stat of is known once inspected, and
  * one told when met (a link followed with -L) could otherwise be counted
- * before an earlier name of the same file. */
-static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
+ * before an earlier name of the same file.  With borrowed capabilities
+ * a hard-linked file counts as met before only where its user could
+ * stat the name: two names of one the user cannot stat count as two
+ * files, as the user would count them, or FILES would tell them apart
+ * (a file of one link met again is met by the same name, through
+ * overlapping operands or links followed: that tells no identity). */
+static bool seen_before(struct walk *w, const struct file_ident *id, bool dir, const char *path,
+			bool follow, int *sees)
 {
 	return !w->cfg->count_links && id->known && may_meet_again(w, id, dir) &&
+	       (!w->cfg->borrowed || dir || id->nlink < 2 || user_stats(id, path, follow, sees)) &&
 	       !devino_add(&w->seen, id->dev, id->ino);
 }
 
@@ -89,7 +105,8 @@ static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
 static void file_done(struct walk *w, struct walk_event *ev)
 {
 	const struct file_ident *id = &ev->ref.id;
-	if (seen_before(w, id, false))
+	int sees = -1;
+	if (seen_before(w, id, false, ev->path, ev->ref.follow, &sees))
 		return; /* counted where it was met first */
 	if (ev->err && !id->known) {
 		/* what the walk's stat would have said: the name cannot be
@@ -105,8 +122,10 @@ static void file_done(struct walk *w, struct walk_event *ev)
 	struct pagecache_stat *stat = &ev->out->stat;
 	report_measured(&w->out, ev->path, ev->path_len, stat);
 	agg_add(&w->agg, ev->level, stat);
-	if (ev->row && (stat->known & PCS_IDENTITY) &&
-	    !report_user_sees(&w->out, id->dev, stat->inode, ev->path, ev->ref.follow))
+	/* the identity a row shows (or is sorted by): only the user's */
+	if (ev->row && (stat->known & PCS_IDENTITY) && w->out.limit_identity &&
+	    !user_stats(&(struct file_ident){ .dev = id->dev, .ino = stat->inode }, ev->path,
+			ev->ref.follow, &sees))
 		stat->known &= ~(unsigned)PCS_IDENTITY;
 	if (ev->row)
 		report_row(&w->out, ev->path, ev->path_len, ev->type, stat, 1, ev->out->detail);
@@ -285,7 +304,8 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 	switch (p->info) {
 	case TREE_D: {
 		struct file_ident dir = file_ident_of(p->statp);
-		if (seen_before(w, &dir, true))
+		int sees = -1;
+		if (seen_before(w, &dir, true, p->path, followed(w, p->level), &sees))
 			tree_skip(tree);
 		ev.kind = EV_ENTER;
 		deliver(w, &ev);
