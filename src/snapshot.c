@@ -30,6 +30,12 @@
 #define STREAM_MAX ((uint64_t)1 << 30)
 #define STREAM_MAX_TEXT "1 GiB"
 
+/* The longest ndjson row read: a row is parsed whole, and the parser
+ * needs several times its size (a 73 MB row took 1 GB); a file of
+ * 400,000 extents fits.  pagestat(1) says so. */
+#define ROW_MAX ((size_t)16 << 20)
+#define ROW_MAX_TEXT "16 MiB"
+
 /* The "schema" of the documents this pagestat writes (sink_json.c's). */
 #define SCHEMA 1
 
@@ -210,6 +216,11 @@ static int read_line(struct cursor *c)
 		size_t n = nl ? (size_t)(nl - p) + 1 : snap->end - snap->pos;
 		if (!check_bytes(c, p, n))
 			return -1;
+		if (c->len + n > ROW_MAX) {
+			tell(snap, "line", c->lineno, "a row longer than " ROW_MAX_TEXT ", more than "
+			     "a snapshot's row may be: ", "not read");
+			return -1;
+		}
 		XGROW(c->line, c->cap, c->len + n + 1);
 		memcpy(c->line + c->len, p, n);
 		c->len += n;
