@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,22 @@
 #include "msg.h"
 #include "report.h"
 #include "tree.h"
+#include "xalloc.h"
+
+/* --exclude's patterns without a glob's special characters, which
+ * fnmatch() matches only by equality: a hash set (open addressing), so
+ * that a million of them cost a lookup per entry, not a million calls;
+ * the others are tried one by one. */
+struct exclude_index {
+	const char **exact; /* slots: NULL or a pattern */
+	size_t mask;        /* slots - 1 (a power of 2), or 0 when none */
+	const char **globs;
+	size_t nglobs;
+};
 
 struct walk {
 	const struct walk_config *cfg;
+	struct exclude_index ex;
 	struct report out;
 	struct agg agg;
 	struct devino_map seen;
@@ -245,15 +259,66 @@ static int tree_error(int err)
 	return err == TREE_ECHANGED ? FAIL_CHANGED : err;
 }
 
+/* FNV-1a */
+static size_t hash_text(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)(h ^ h >> 32);
+}
+
+static bool exact_has(const struct exclude_index *ex, const char *s)
+{
+	if (!ex->mask)
+		return false;
+	for (size_t i = hash_text(s) & ex->mask; ex->exact[i]; i = (i + 1) & ex->mask)
+		if (strcmp(ex->exact[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* fnmatch(pattern, s, 0) is strcmp unless the pattern holds one of these */
+static bool is_glob(const char *pattern)
+{
+	return strpbrk(pattern, "*?[\\") != NULL;
+}
+
+static void index_excludes(struct exclude_index *ex, const char *const *pats, size_t n)
+{
+	size_t exact = 0, slots = 1;
+	for (size_t i = 0; i < n; i++)
+		exact += !is_glob(pats[i]);
+	while (exact && slots < 2 * exact)
+		slots *= 2; /* at most half full */
+	if (exact) {
+		ex->exact = xcalloc(slots, sizeof *ex->exact);
+		ex->mask = slots - 1;
+	}
+	ex->globs = xcalloc(n - exact + 1, sizeof *ex->globs);
+	for (size_t i = 0; i < n; i++) {
+		if (is_glob(pats[i])) {
+			ex->globs[ex->nglobs++] = pats[i];
+			continue;
+		}
+		size_t k = hash_text(pats[i]) & ex->mask;
+		while (ex->exact[k] && strcmp(ex->exact[k], pats[i]) != 0)
+			k = (k + 1) & ex->mask;
+		ex->exact[k] = pats[i];
+	}
+}
+
 /* --exclude: a glob matching the name or the whole path of an entry
  * below the operands (an operand is inspected as named). */
 static bool excluded(const struct walk *w, const struct tree_ent *p)
 {
 	if (p->level == 0)
 		return false;
-	for (size_t i = 0; i < w->cfg->nexcludes; i++)
-		if (fnmatch(w->cfg->excludes[i], p->name, 0) == 0 ||
-		    fnmatch(w->cfg->excludes[i], p->path, 0) == 0)
+	if (exact_has(&w->ex, p->name) || exact_has(&w->ex, p->path))
+		return true;
+	for (size_t i = 0; i < w->ex.nglobs; i++)
+		if (fnmatch(w->ex.globs[i], p->name, 0) == 0 ||
+		    fnmatch(w->ex.globs[i], p->path, 0) == 0)
 			return true;
 	return false;
 }
@@ -407,6 +472,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 		.out = { .sink = sink, .quiet = cfg->quiet, .limit_identity = cfg->limit_identity },
 	};
 
+	if (cfg->nexcludes)
+		index_excludes(&w.ex, cfg->excludes, cfg->nexcludes);
 	w.overlap = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
 	if (w.overlap)
 		note_operand_files(&w, operands);
@@ -428,6 +495,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_free(&w.agg);
 	devino_free(&w.seen);
 	devino_free(&w.operand_files);
+	free(w.ex.exact);
+	free(w.ex.globs);
 	probe_detail_free(&w.detail);
 	probe_out_free(&w.measured);
 }
