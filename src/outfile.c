@@ -4,6 +4,7 @@
 
 #include "outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -144,6 +146,49 @@ static int open_dir(const char *path)
 	return fd;
 }
 
+/* Is name a temporary file of FILE's, prefix and six characters? */
+static bool temp_of_target(const char *name, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(name, prefix, n) == 0 && strlen(name + n) == 6 &&
+	       strcmp(name, temp_name) != 0;
+}
+
+/* The temporary files of FILE that a run killed (SIGKILL, a power cut)
+ * left behind: each writer holds an flock on its own until it ends, so
+ * one that can be locked has no writer left and is removed.  With the
+ * user's rights, as everything here; only regular files, never through
+ * a link; nothing is said (it is housekeeping). */
+static void remove_stale_temps(const char *prefix)
+{
+	int fd = dir_syncable ? user_openat(dir_fd, ".", O_RDONLY | O_DIRECTORY, 0) : -1;
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	struct dirent *d;
+	// cppcheck-suppress readdirCalled
+	while ((d = readdir(dir))) {
+		if (!temp_of_target(d->d_name, prefix))
+			continue;
+		int tfd = user_openat(dir_fd, d->d_name,
+				      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
+		struct stat st, now;
+		if (tfd < 0)
+			continue;
+		/* still the file locked when it is removed: the same inode */
+		if (fstat(tfd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    flock(tfd, LOCK_EX | LOCK_NB) == 0 &&
+		    user_fstatat(dir_fd, d->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == st.st_dev && now.st_ino == st.st_ino)
+			(void)user_unlinkat(dir_fd, d->d_name, 0);
+		close(tfd);
+	}
+	closedir(dir);
+}
+
 FILE *outfile_open(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -172,6 +217,10 @@ FILE *outfile_open(const char *path)
 	if (!at_exit) /* exit() on running out of memory */
 		at_exit = atexit(remove_temp) == 0;
 
+	/* held while this run writes it: a later run removes it only once
+	 * this one is gone (remove_stale_temps) */
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+		remove_stale_temps(prefix);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!out) {
 		if (fd >= 0) {

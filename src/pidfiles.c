@@ -119,9 +119,13 @@ static char *proc_path(pid_t pid, const char *what, const char *rest)
 }
 
 
+/* The kernel adds this to the path of a file whose name was removed.  A
+ * file may be named so too, or keep other names (a hard link): the name
+ * only says "maybe deleted"; the link count of the file opened says it
+ * (inspect_file). */
 static const char deleted[] = " (deleted)";
 
-static bool is_deleted(const char *path)
+static bool maybe_deleted(const char *path)
 {
 	size_t n = strlen(path), d = sizeof deleted - 1;
 	return n > d && strcmp(path + n - d, deleted) == 0;
@@ -178,14 +182,16 @@ static int read_maps(struct pid_walk *w, pid_t pid)
 		if (!parse_mapping(line, &start, &end, &dev, &ino, &path) || ino == 0 ||
 		    *path != '/')
 			continue;
-		if (w->deleted_only && !is_deleted(path))
+		if (w->deleted_only && !maybe_deleted(path))
 			continue; /* --system: the walk of its file system has it */
 		if (devino_put(&w->mine, dev, ino, w->nfiles) != DEVINO_NEW)
 			continue; /* mapped more than once */
 		char range[40];
 		snprintf(range, sizeof range, "%lx-%lx", start, end);
+		/* --system: a file named "x (deleted)" is there by its name */
 		add_file(w, dev, ino, path, proc_path(pid, "map_files/", range),
-			 is_deleted(path) ? NULL : proc_path(pid, "root", path));
+			 maybe_deleted(path) && !w->deleted_only ? NULL
+								 : proc_path(pid, "root", path));
 	}
 	int err = ferror(maps) ? EIO : 0;
 	free(line);
@@ -216,7 +222,7 @@ static int read_fds(struct pid_walk *w, pid_t pid)
 		if (n < 0)
 			continue;
 		target[n] = '\0';
-		if (w->deleted_only && !is_deleted(target))
+		if (w->deleted_only && !maybe_deleted(target))
 			continue;
 		size_t seen = devino_put(&w->mine, st.st_dev, st.st_ino, w->nfiles);
 		char *route = proc_path(pid, "fd/", d->d_name);
@@ -289,6 +295,13 @@ static bool inspect_file(struct pid_walk *w, pid_t pid, const struct pid_file *f
 	struct pagecache_stat *stat = &w->measured.stat;
 	w->measured.detail = probe_wants_detail(&w->cfg->req->measure) ? &w->detail : NULL;
 	int err = open_file(&w->cfg->ins->prober.opener, f, &fd, &st);
+	if (!err && w->deleted_only && st.st_nlink > 0) {
+		/* --system: a file with a name left (named "x (deleted)", or
+		 * one of its hard links removed) is counted by the walk of its
+		 * file system */
+		close(fd);
+		return true;
+	}
 	if (!err) {
 		err = inspect_fd(w->cfg->ins, fd, &st, w->cfg->req, &w->measured);
 		close(fd);

@@ -32,7 +32,9 @@ struct pid_unseen {
 };
 
 /* --system: the files deleted but still open or mapped by any process
- * (memfds too), each once; what cannot be seen is counted in *unseen, not
+ * (memfds too), each once: a file whose name ends in " (deleted)" and
+ * that has no link left (st_nlink 0; one that has is the walk's); what
+ * cannot be seen is counted in *unseen, not
  * reported as failures.  Rows are files, named as the kernel names them
  * ("/tmp/x (deleted)"). */
 void pid_run_deleted(const struct walk_config *cfg, struct sink *sink,

@@ -18,10 +18,13 @@
 bool report_user_sees(const struct report *rep, dev_t dev, uint64_t ino, const char *path,
 		      bool follow)
 {
+	return !rep->limit_identity || report_user_stats(dev, ino, path, follow);
+}
+
+bool report_user_stats(dev_t dev, uint64_t ino, const char *path, bool follow)
+{
 	struct stat st;
 
-	if (!rep->limit_identity)
-		return true;
 	return user_fstatat(AT_FDCWD, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) == 0 &&
 	       st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }

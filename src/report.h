@@ -31,6 +31,11 @@ struct report {
 bool report_user_sees(const struct report *rep, dev_t dev, uint64_t ino, const char *path,
 		      bool follow);
 
+/* The same question asked whatever rep->limit_identity: could the user
+ * stat path themselves, and is it the file (dev, ino)?  A setcap
+ * pagestat tells two names of one file apart only then. */
+bool report_user_stats(dev_t dev, uint64_t ino, const char *path, bool follow);
+
 /* "pagestat: WHAT 'PATH'" (WHAT may be empty), the path terminal-safe;
  * msg_more() says the rest. */
 void report_say(const char *what, const char *path, size_t len);

@@ -107,6 +107,9 @@ static struct sink *new_sink(const struct options *opts, struct watch *watch,
  * stat the file (report_user_sees). */
 static bool shows_identity(const struct options *opts)
 {
+	/* --sort and --top by one order the rows by it */
+	if (opts->sort_key >= 0 && columns[opts->sort_key].known_bit == PCS_IDENTITY)
+		return true;
 	for (size_t i = 0; i < opts->ncolumns; i++)
 		if (columns[opts->columns[i]].known_bit == PCS_IDENTITY)
 			return true;
@@ -120,6 +123,7 @@ static struct walk_config walk_config_of(struct run *run, const struct file_requ
 
 	return (struct walk_config){
 		.limit_identity = caps_borrowed() && shows_identity(opts),
+		.borrowed = caps_borrowed(),
 		.follow = opts->follow,
 		.one_file_system = opts->one_file_system,
 		.count_links = opts->count_links,

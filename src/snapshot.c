@@ -17,6 +17,7 @@
 
 #include "aggregate.h"
 #include "escape.h"
+#include "fail.h"
 #include "msg.h"
 #include "probe.h"
 #include "report.h"
@@ -28,6 +29,12 @@
  * ndjson from one is copied to scratch space, a document held in memory. */
 #define STREAM_MAX ((uint64_t)1 << 30)
 #define STREAM_MAX_TEXT "1 GiB"
+
+/* The longest ndjson row read: a row is parsed whole, and the parser
+ * needs several times its size (a 73 MB row took 1 GB); a file of
+ * 400,000 extents fits.  pagestat(1) says so. */
+#define ROW_MAX ((size_t)16 << 20)
+#define ROW_MAX_TEXT "16 MiB"
 
 /* The "schema" of the documents this pagestat writes (sink_json.c's). */
 #define SCHEMA 1
@@ -209,6 +216,11 @@ static int read_line(struct cursor *c)
 		size_t n = nl ? (size_t)(nl - p) + 1 : snap->end - snap->pos;
 		if (!check_bytes(c, p, n))
 			return -1;
+		if (c->len + n > ROW_MAX) {
+			tell(snap, "line", c->lineno, "a row longer than " ROW_MAX_TEXT ", more than "
+			     "a snapshot's row may be: ", "not read");
+			return -1;
+		}
 		XGROW(c->line, c->cap, c->len + n + 1);
 		memcpy(c->line + c->len, p, n);
 		c->len += n;
@@ -715,9 +727,22 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 		      const struct walk_config *cfg, struct probe_out *pout,
 		      struct probe_detail *detail, struct agg_sum *total)
 {
-	struct stat st;
+	struct stat st, own;
 	const char *why = NULL;
+	int err;
 
+	/* A setcap pagestat compares a snapshot's inode, size and mtime
+	 * only with what its user could stat: a note saying which differs
+	 * would answer guesses at a file the user cannot stat.  Such a file
+	 * (which the user could not open to warm either) gets one failure,
+	 * the same whatever the snapshot says of it. */
+	bool own_known = cfg->borrowed && user_fstatat(AT_FDCWD, f->path, &own, 0) == 0;
+	if (cfg->borrowed && !own_known && errno != ENOENT) {
+		err = errno;
+		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, err);
+		report_error(out, f->path, f->len, ROW_FILE, err);
+		return;
+	}
 	if (!f->identity) {
 		if (!out->quiet) {
 			report_say("", f->path, f->len);
@@ -738,12 +763,21 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	/* opened as any inspected file is (safe_open: a regular file, or
 	 * nothing), then compared with the snapshot */
 	struct file_ref ref = { .dirfd = AT_FDCWD, .name = f->path, .follow = true };
-	int err;
 	int fd = safe_open(&cfg->ins->prober.opener, &ref, &st, &err);
-	if (!ref.id.known)
+	if (!ref.id.known) {
 		why = err == ENOENT ? "gone" : strerror(err); /* not found */
-	else
+	} else if (cfg->borrowed &&
+		   (!own_known || own.st_dev != st.st_dev || own.st_ino != st.st_ino)) {
+		/* not the file the user stat()ed (gone for the user, or
+		 * replaced in between): nothing of it is compared */
+		if (fd >= 0)
+			close(fd);
+		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, FAIL_CHANGED);
+		report_error(out, f->path, f->len, ROW_FILE, FAIL_CHANGED);
+		return;
+	} else {
 		why = changed(f, &st);
+	}
 	if (why) {
 		if (fd >= 0)
 			close(fd);

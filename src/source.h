@@ -33,6 +33,10 @@ struct walk_config {
 	/* a setcap pagestat showing inode, file_size or mtime: each only
 	 * where the user could stat the file themselves (report.c) */
 	bool limit_identity;
+	/* a setcap pagestat: the capabilities are not the user's own, so
+	 * what tells files apart (hard links counted once, --warm-from's
+	 * identity check) is used only where the user could stat the name */
+	bool borrowed;
 	/* --system: directories not entered (the mount points of other
 	 * walks), sorted by strcmp */
 	const char *const *prune;

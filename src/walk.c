@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,9 +17,22 @@
 #include "msg.h"
 #include "report.h"
 #include "tree.h"
+#include "xalloc.h"
+
+/* --exclude's patterns without a glob's special characters, which
+ * fnmatch() matches only by equality: a hash set (open addressing), so
+ * that a million of them cost a lookup per entry, not a million calls;
+ * the others are tried one by one. */
+struct exclude_index {
+	const char **exact; /* slots: NULL or a pattern */
+	size_t mask;        /* slots - 1 (a power of 2), or 0 when none */
+	const char **globs;
+	size_t nglobs;
+};
 
 struct walk {
 	const struct walk_config *cfg;
+	struct exclude_index ex;
 	struct report out;
 	struct agg agg;
 	struct devino_map seen;
@@ -73,15 +87,31 @@ static bool may_meet_again(const struct walk *w, const struct file_ident *id, bo
 	return w->overlap && devino_has(&w->operand_files, id->dev, id->ino);
 }
 
+/* Whether the user could stat this name themselves (report.c), asked at
+ * most once per name: *sees is -1 until asked. */
+static bool user_stats(const struct file_ident *id, const char *path, bool follow, int *sees)
+{
+	if (*sees < 0)
+		*sees = report_user_stats(id->dev, id->ino, path, follow);
+	return *sees;
+}
+
 /* True when this file or directory was counted before in this run.  A
  * file is asked when its event is applied, in walk order, so that the
  * first name met is the one counted whatever the workers of -j do: a
  * regular file the walk made no stat of is known once inspected, and
  * one told when met (a link followed with -L) could otherwise be counted
- * before an earlier name of the same file. */
-static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
+ * before an earlier name of the same file.  With borrowed capabilities
+ * a hard-linked file counts as met before only where its user could
+ * stat the name: two names of one the user cannot stat count as two
+ * files, as the user would count them, or FILES would tell them apart
+ * (a file of one link met again is met by the same name, through
+ * overlapping operands or links followed: that tells no identity). */
+static bool seen_before(struct walk *w, const struct file_ident *id, bool dir, const char *path,
+			bool follow, int *sees)
 {
 	return !w->cfg->count_links && id->known && may_meet_again(w, id, dir) &&
+	       (!w->cfg->borrowed || dir || id->nlink < 2 || user_stats(id, path, follow, sees)) &&
 	       !devino_add(&w->seen, id->dev, id->ino);
 }
 
@@ -89,7 +119,8 @@ static bool seen_before(struct walk *w, const struct file_ident *id, bool dir)
 static void file_done(struct walk *w, struct walk_event *ev)
 {
 	const struct file_ident *id = &ev->ref.id;
-	if (seen_before(w, id, false))
+	int sees = -1;
+	if (seen_before(w, id, false, ev->path, ev->ref.follow, &sees))
 		return; /* counted where it was met first */
 	if (ev->err && !id->known) {
 		/* what the walk's stat would have said: the name cannot be
@@ -105,8 +136,10 @@ static void file_done(struct walk *w, struct walk_event *ev)
 	struct pagecache_stat *stat = &ev->out->stat;
 	report_measured(&w->out, ev->path, ev->path_len, stat);
 	agg_add(&w->agg, ev->level, stat);
-	if (ev->row && (stat->known & PCS_IDENTITY) &&
-	    !report_user_sees(&w->out, id->dev, stat->inode, ev->path, ev->ref.follow))
+	/* the identity a row shows (or is sorted by): only the user's */
+	if (ev->row && (stat->known & PCS_IDENTITY) && w->out.limit_identity &&
+	    !user_stats(&(struct file_ident){ .dev = id->dev, .ino = stat->inode }, ev->path,
+			ev->ref.follow, &sees))
 		stat->known &= ~(unsigned)PCS_IDENTITY;
 	if (ev->row)
 		report_row(&w->out, ev->path, ev->path_len, ev->type, stat, 1, ev->out->detail);
@@ -226,15 +259,66 @@ static int tree_error(int err)
 	return err == TREE_ECHANGED ? FAIL_CHANGED : err;
 }
 
+/* FNV-1a */
+static size_t hash_text(const char *s)
+{
+	uint64_t h = 14695981039346656037u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (size_t)(h ^ h >> 32);
+}
+
+static bool exact_has(const struct exclude_index *ex, const char *s)
+{
+	if (!ex->mask)
+		return false;
+	for (size_t i = hash_text(s) & ex->mask; ex->exact[i]; i = (i + 1) & ex->mask)
+		if (strcmp(ex->exact[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* fnmatch(pattern, s, 0) is strcmp unless the pattern holds one of these */
+static bool is_glob(const char *pattern)
+{
+	return strpbrk(pattern, "*?[\\") != NULL;
+}
+
+static void index_excludes(struct exclude_index *ex, const char *const *pats, size_t n)
+{
+	size_t exact = 0, slots = 1;
+	for (size_t i = 0; i < n; i++)
+		exact += !is_glob(pats[i]);
+	while (exact && slots < 2 * exact)
+		slots *= 2; /* at most half full */
+	if (exact) {
+		ex->exact = xcalloc(slots, sizeof *ex->exact);
+		ex->mask = slots - 1;
+	}
+	ex->globs = xcalloc(n - exact + 1, sizeof *ex->globs);
+	for (size_t i = 0; i < n; i++) {
+		if (is_glob(pats[i])) {
+			ex->globs[ex->nglobs++] = pats[i];
+			continue;
+		}
+		size_t k = hash_text(pats[i]) & ex->mask;
+		while (ex->exact[k] && strcmp(ex->exact[k], pats[i]) != 0)
+			k = (k + 1) & ex->mask;
+		ex->exact[k] = pats[i];
+	}
+}
+
 /* --exclude: a glob matching the name or the whole path of an entry
  * below the operands (an operand is inspected as named). */
 static bool excluded(const struct walk *w, const struct tree_ent *p)
 {
 	if (p->level == 0)
 		return false;
-	for (size_t i = 0; i < w->cfg->nexcludes; i++)
-		if (fnmatch(w->cfg->excludes[i], p->name, 0) == 0 ||
-		    fnmatch(w->cfg->excludes[i], p->path, 0) == 0)
+	if (exact_has(&w->ex, p->name) || exact_has(&w->ex, p->path))
+		return true;
+	for (size_t i = 0; i < w->ex.nglobs; i++)
+		if (fnmatch(w->ex.globs[i], p->name, 0) == 0 ||
+		    fnmatch(w->ex.globs[i], p->path, 0) == 0)
 			return true;
 	return false;
 }
@@ -285,7 +369,8 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 	switch (p->info) {
 	case TREE_D: {
 		struct file_ident dir = file_ident_of(p->statp);
-		if (seen_before(w, &dir, true))
+		int sees = -1;
+		if (seen_before(w, &dir, true, p->path, followed(w, p->level), &sees))
 			tree_skip(tree);
 		ev.kind = EV_ENTER;
 		deliver(w, &ev);
@@ -387,6 +472,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 		.out = { .sink = sink, .quiet = cfg->quiet, .limit_identity = cfg->limit_identity },
 	};
 
+	if (cfg->nexcludes)
+		index_excludes(&w.ex, cfg->excludes, cfg->nexcludes);
 	w.overlap = cfg->follow == FOLLOW_ALL || (operands[0] && operands[1]);
 	if (w.overlap)
 		note_operand_files(&w, operands);
@@ -408,6 +495,8 @@ void walk_run(const struct walk_config *cfg, char *const *operands,
 	agg_free(&w.agg);
 	devino_free(&w.seen);
 	devino_free(&w.operand_files);
+	free(w.ex.exact);
+	free(w.ex.globs);
 	probe_detail_free(&w.detail);
 	probe_out_free(&w.measured);
 }

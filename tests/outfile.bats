@@ -24,6 +24,7 @@ teardown() {
 	if [[ -n ${RO_DIR-} ]]; then
 		chmod 755 "$RO_DIR" || true
 	fi
+	[[ -z ${LIVE-} ]] || kill "$LIVE" 2>/dev/null || true
 }
 
 # No temporary file is left in DIR.
@@ -383,4 +384,46 @@ watch_then_signal() {
 	assert_equal "$(readlink out/link) $(readlink out/dangling) $(cat out/target)" "target nowhere target"
 	[[ ! -e out/nowhere ]] || fail "the dangling link's target was created"
 	assert_no_temp out
+}
+
+# ---- issue 31, item 11: temporary files of killed runs --------------------
+
+@test "a run killed (SIGKILL) while it writes FILE leaves its temporary file; the next run removes it, not one a live run writes, nor another FILE's" {
+	# a warm at 4 KiB a second: the temporary file stays while it reads
+	pcarrange write slow $((64 * PAGE))
+	pcarrange drop slow
+	"$PAGESTAT" --warm --rate=4K --format=prometheus --output-file=out/x.prom slow &
+	local killed=$! i
+	for ((i = 0; i < 100; i++)); do
+		[[ -n $(find out -maxdepth 1 -name '.x.prom.??????') ]] && break
+		sleep 0.1
+	done
+	local stale
+	stale=$(find out -maxdepth 1 -name '.x.prom.??????')
+	[[ -n $stale ]] || fail "no temporary file while the run waits"
+	kill -KILL "$killed"
+	wait "$killed" || true
+	[[ -e $stale ]] || fail "SIGKILL removed $stale: nothing to test"
+	# a live run's temporary file, and another FILE's stale one
+	"$PAGESTAT" --warm --rate=4K --format=prometheus --output-file=out/x.prom slow &
+	local live=$!
+	LIVE=$live
+	echo other >out/.y.prom.AbCdEf
+	for ((i = 0; i < 100; i++)); do
+		(($(find out -maxdepth 1 -name '.x.prom.??????' | wc -l) == 1)) &&
+			[[ ! -e $stale ]] && break
+		sleep 0.1
+	done
+	local alive
+	alive=$(find out -maxdepth 1 -name '.x.prom.??????')
+	[[ -n $alive && $alive != "$stale" && ! -e $stale ]] ||
+		fail "the second run left $stale or made none: $(ls -A out)"
+	# a third run ends: the live run's file stays, the other FILE's too
+	run -0 --separate-stderr pagestat --format=prometheus --output-file=out/x.prom tree/full
+	[[ -e $alive ]] || fail "a live run's temporary file was removed"
+	[[ -e out/.y.prom.AbCdEf ]] || fail "another FILE's temporary file was removed"
+	kill "$live"
+	wait "$live" || true
+	assert_equal "$(find out -maxdepth 1 -name '.x.prom.??????')" ""
+	assert_file_contains out/x.prom "^pagestat_cached_bytes{path=\"tree/full\",type=\"file\"} $((8 * PAGE))\$"
 }

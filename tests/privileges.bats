@@ -697,3 +697,93 @@ code_matching() {
 		grep -vE 'O_DIRECTORY|O_PATH|open_flags\(t, ' || true)
 	assert_equal "opened otherwise: $bad" "opened otherwise: "
 }
+
+# ---- issue 31, item 2: identity of files nobody cannot stat ----------------
+
+@test "--warm-from as nobody, a file it cannot stat: one EACCES row, the same whatever inode, size and mtime the snapshot guessed; a file it can stat is compared" {
+	CACHED=all make_root_file private/f 600
+	CACHED=all make_root_file mine 644
+	"$PAGESTAT" -a -e --format=ndjson private/f mine >right.ndjson
+	local ino size mtime
+	read -r ino size mtime < <(stat -c '%i %s %Y' private/f)
+	assert_equal "$(jq -r 'select(.path == "private/f") | "\(.inode) \(.file_size) \(.mtime)"' right.ndjson)" \
+		"$ino $size $mtime"
+	# wrong guesses (a size past the extents' end, so the snapshot holds)
+	jq -c 'if .path == "private/f" then .inode += 1 else . end' right.ndjson >inode.ndjson
+	jq -c 'if .path == "private/f" then .file_size += 1 else . end' right.ndjson >size.ndjson
+	jq -c 'if .path == "private/f" then .mtime -= 7 else . end' right.ndjson >mtime.ndjson
+	jq -c 'if .path == "private/f" then .inode = null | .file_size = null |
+		.mtime = null | .mtime_nsec = null else . end' right.ndjson >none.ndjson
+	chmod 644 ./*.ndjson
+	local snap first_out first_err
+	for snap in right inode size mtime none; do
+		pcarrange drop private/f
+		pcarrange drop mine
+		run -1 --separate-stderr as_nobody ./pagestat-cap -J -o path,cached,read \
+			--warm-from="$snap.ndjson"
+		refute_secret
+		assert_refused_row private/f
+		assert_row mine read=4
+		assert_cache private/f dropped
+		if [[ $snap == right ]]; then
+			first_out=$output first_err=$stderr
+			assert_equal "$stderr" "pagestat: cannot warm 'private/f': Permission denied"
+		else
+			assert_equal "$snap: $output" "$snap: $first_out"
+			assert_equal "$snap: $stderr" "$snap: $first_err"
+		fi
+	done
+	# a file nobody can stat itself is compared: a wrong mtime is told
+	jq -c 'if .path == "mine" then .mtime -= 7 else . end' right.ndjson >mine.ndjson
+	chmod 644 mine.ndjson
+	pcarrange drop mine
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --warm-from=mine.ndjson
+	assert_stderr_has "'mine': changed since the snapshot (its mtime differs): skipped"
+	assert_cache mine dropped
+	# root compares them all
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=inode.ndjson
+	assert_stderr_has "'private/f': changed since the snapshot (its inode differs: another file): skipped"
+}
+
+@test "two names of one hard-linked file nobody cannot stat count as two files for nobody (FILES 2), as one for root" {
+	make_cached private/a 3
+	ln private/a private/b
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -c private/a private/b
+	assert_row private/a files=1 cached=3
+	assert_row private/b files=1 cached=3
+	assert_equal "$(json_field .total.files) $(json_field .total.cached)" "2 6"
+	run -0 --separate-stderr as_nobody ./pagestat-cap -a private
+	assert_equal "$(tail -n 1 <<<"$output" | awk '{print $7, $8}')" "3 private"
+	# names nobody can stat are counted once
+	mkdir -m 755 pub
+	make_cached pub/a 2
+	chmod 644 pub/a
+	ln pub/a pub/b
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -c pub/a pub/b
+	assert_equal "$(json_field .total.files) $(row_paths)" "1 pub/a"
+	# root counts the hard link once
+	run -0 --separate-stderr "$PAGESTAT" -J -c private/a private/b
+	assert_equal "$(json_field .total.files) $(json_field .total.cached)" "1 3"
+}
+
+@test "--sort and --top by inode, file_size or mtime as nobody: files it cannot stat stay in walk order, their order tells nothing" {
+	mkdir -m 700 private/d
+	local i
+	for i in 1 2 3 4 5 6 7 8; do
+		make_cached "private/d/f$i" "$i"
+		touch -d "@$((1000000000 + (i * 7919) % 13 * 1000))" "private/d/f$i"
+	done
+	# the walk's order, and that each key orders them otherwise for root
+	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -o path private/d
+	local walk key sorted
+	walk=$(row_paths)
+	for key in inode file_size mtime; do
+		run -0 --separate-stderr "$PAGESTAT" -J -a -o path --sort="$key" private/d
+		sorted=$(row_paths)
+		[[ $sorted != "$walk" ]] || skip "the walk's order is the order by $key here"
+		run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -o path --sort="$key" private/d
+		assert_equal "--sort=$key: $(row_paths)" "--sort=$key: $walk"
+		run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -o path --sort="$key" --top=3 private/d
+		assert_equal "--top: $(row_paths)" "--top: $(cut -d ' ' -f 1-3 <<<"$walk")"
+	done
+}

@@ -296,3 +296,29 @@ NOT_A_SNAPSHOT="not a snapshot, which is what pagestat -a -e --format=ndjson or 
 	assert_equal "$stderr" "pagestat: 'cold': changed since the snapshot (its inode differs: another file): skipped"
 	assert_cache cold dropped
 }
+
+# ---- issue 31, item 11: a row's size is capped ---------------------------
+
+@test "--warm-from: an ndjson row longer than 16 MiB is refused (exit 2, the snapshot and line named), nothing warmed" {
+	pcarrange write a $((4 * PAGE))
+	pcarrange drop a
+	pcarrange cache a 0 2
+	"$PAGESTAT" -a -e --format=ndjson a >snap.ndjson
+	pcarrange drop a
+	# a row of 16 MiB and more: a file of extents one page apart
+	"$PYTHON3" -c '
+import json, sys
+page = int(sys.argv[1])
+ext = [{"offset": i * 2 * page, "length": page} for i in range(450000)]
+print(json.dumps({"path": "a", "type": "file", "inode": None, "file_size": None,
+                  "mtime": None, "mtime_nsec": None, "extents": ext}))' "$PAGE" >>snap.ndjson
+	(($(tail -n 1 snap.ndjson | wc -c) > 16 << 20)) || fail "the row is not longer than 16 MiB"
+	run -2 --separate-stderr "$PAGESTAT" -J --warm-from=snap.ndjson
+	refute_output
+	assert_equal "$stderr" "pagestat: --warm-from 'snap.ndjson': line 3: a row longer than 16 MiB, more than a snapshot's row may be: not read"
+	pcarrange holds a dropped || fail "a was warmed: $(pcarrange stat a)"
+	# the same row below the cap is read
+	head -n 2 snap.ndjson >small.ndjson
+	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=small.ndjson
+	assert_row a read=2
+}
