@@ -697,3 +697,47 @@ code_matching() {
 		grep -vE 'O_DIRECTORY|O_PATH|open_flags\(t, ' || true)
 	assert_equal "opened otherwise: $bad" "opened otherwise: "
 }
+
+# ---- issue 31, item 3: regular files of pseudo file systems -------------
+# tracefs's trace and trace_pipe are regular files (0640 root, in a 0700
+# directory): an open of either acts (a reader of the trace; with
+# pause-on-trace, tracing paused).  The capabilities never open them.
+@test "issue 31 item 3: a setcap copy run by nobody opens no tracefs file (trace, trace_pipe): each a failure that says why" {
+	: "${OPENWATCH:?OPENWATCH must name tests/openwatch (make check sets it)}"
+	# a mount of its own (tracefs is one file system wherever mounted):
+	# /sys/kernel/tracing, another test's perhaps, is left as it is
+	mkdir tracing
+	mount -t tracefs nodev tracing 2>/dev/null || skip "tracefs cannot be mounted here"
+	on_teardown unmount "$PWD/tracing"
+	[[ -f tracing/trace && -f tracing/trace_pipe ]] || skip "this tracefs has no trace or trace_pipe"
+	"$OPENWATCH" tracing/trace tracing/trace_pipe >watch.out 3>&- &
+	WATCHER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(head -n 1 watch.out) == ready ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(head -n 1 watch.out)" ready
+	run -1 --separate-stderr as_nobody ./pagestat-cap -a -J --exclude=events \
+		--exclude=instances --exclude=per_cpu tracing
+	assert_row tracing/trace type=file errno=EOPNOTSUPP \
+		error="a file of a kernel pseudo file system (procfs, sysfs, tracefs...): not opened with the capabilities of a setcap install"
+	assert_row tracing/trace_pipe type=file errno=EOPNOTSUPP
+	assert_stderr_has "'tracing/trace_pipe': a file of a kernel pseudo file system"
+	# named as operands too, and with an action
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --evict tracing/trace tracing/trace_pipe
+	assert_row tracing/trace errno=EOPNOTSUPP
+	# the watch works: root's own opens of both are counted
+	exec 4<tracing/trace
+	exec 4<&-
+	exec 4<tracing/trace_pipe
+	exec 4<&-
+	kill -TERM "$WATCHER" && wait "$WATCHER" || true
+	WATCHER=
+	assert_equal "opens: $(sed 1d watch.out | tr '\n' ' ')" \
+		"opens: 1 tracing/trace 1 tracing/trace_pipe "
+	# root's own pagestat still measures a procfs file (no capability is
+	# borrowed: root's choice, as tests/method.bats shows for /proc/version)
+	run -0 --separate-stderr "$PAGESTAT" -J /proc/version
+	assert_row /proc/version type=file cached=0
+}
