@@ -741,3 +741,102 @@ code_matching() {
 	run -0 --separate-stderr "$PAGESTAT" -J /proc/version
 	assert_row /proc/version type=file cached=0
 }
+
+# ---- issue 31, item 5: what is mounted at /proc ---------------------------
+# Root runs pagestat where another user controls /proc (a chroot's; here
+# a mount namespace of its own).  The reopen through
+# /proc/thread-self/fd/N must never land on that user's FIFO: neither
+# through a directory of theirs, nor through a real procfs's directory of
+# their own process, which holds the FIFO on every descriptor number.
+
+# Starts openwatch on FILE (WATCHER), ready.
+watch_opens() {
+	"$OPENWATCH" "$@" >watch.out 3>&- &
+	WATCHER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(head -n 1 watch.out) == ready ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(head -n 1 watch.out)" ready
+}
+
+# The opens openwatch counted, the watch stopped.
+watched_opens() {
+	kill -TERM "$WATCHER" && wait "$WATCHER" || true
+	WATCHER=
+	sed 1d watch.out | tr '\n' ' '
+}
+
+# Runs root's pagestat with ARGS in a mount namespace where FAKE is
+# mounted over /proc; the status in $status, stdout in $output.
+run_with_proc() {
+	local fake=$1
+	shift
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount --bind "$0" /proc && exec "$@"' "$fake" "$PAGESTAT" "$@"
+}
+
+@test "issue 31 item 5: root's pagestat under a /proc another user made never opens their FIFO" {
+	: "${OPENWATCH:?OPENWATCH must name tests/openwatch (make check sets it)}"
+	command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+	unshare -m true 2>/dev/null || skip "no mount namespace can be made here"
+	make_cached data/c 2
+	mkdir theirs
+	chown "$NOBODY:$NOBODY" theirs
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups mkfifo -m 600 theirs/fifo
+	# 1. /proc a directory of theirs: thread-self/fd/N, every N, their FIFO
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups sh -c '
+		mkdir -p theirs/proc/thread-self/fd &&
+		for n in $(seq 0 99); do ln theirs/fifo theirs/proc/thread-self/fd/$n || exit; done'
+	# their writer, blocked in open(2) until a reader opens the FIFO
+	(exec 3>theirs/fifo && echo released >&3) &
+	WRITER=$!
+	watch_opens theirs/fifo
+	run_with_proc "$PWD/theirs/proc" -J data/c
+	assert_equal "$status" 1
+	assert_row data/c errno=null \
+		error="cannot be opened safely: /proc/thread-self/fd is not this thread's in procfs (what is mounted at /proc?)"
+	local nr= writer=released
+	read -r nr _ 2>/dev/null </proc/"$WRITER"/syscall || true
+	[[ $nr != 257 && $nr != 2 ]] || writer="blocked in open"
+	assert_equal "writer $writer; opens: $(watched_opens)" "writer blocked in open; opens: 0 theirs/fifo "
+	kill "$WRITER" && wait "$WRITER" || true
+	WRITER=
+
+	# 2. /proc theirs, its thread-self a link into a real procfs, to a
+	# process of theirs that root's pagestat may read (uid 0, no
+	# capability: a container's root), holding their FIFO on descriptors
+	# 3 to 63
+	mkdir -m 755 realproc
+	(
+		for n in $(seq 3 63); do eval "exec $n<>theirs/fifo"; done
+		exec setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all sleep 120
+	) &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e /proc/$HOLDER/fd/63 && $(readlink /proc/$HOLDER/exe) == */sleep ]] && break
+		sleep 0.05
+	done
+	[[ $(readlink /proc/$HOLDER/exe) == */sleep && -e /proc/$HOLDER/fd/63 ]] ||
+		fail "their process does not hold the FIFO"
+	grep -q '^CapPrm:[[:space:]]*0*$' /proc/$HOLDER/status || fail "their process holds capabilities"
+	mkdir -p theirs/proc2
+	ln -s "$PWD/realproc/$HOLDER/task/$HOLDER" theirs/proc2/thread-self
+	chown -R -h "$NOBODY:$NOBODY" theirs/proc2
+	watch_opens theirs/fifo
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount -t proc proc "$1" && mount --bind "$0" /proc && shift && exec "$@"' \
+		"$PWD/theirs/proc2" "$PWD/realproc" "$PAGESTAT" -J data/c
+	assert_equal "$status" 1
+	assert_row data/c errno=null \
+		error="cannot be opened safely: /proc/thread-self/fd is not this thread's in procfs (what is mounted at /proc?)"
+	# the watch works: root's own open is counted, and no other
+	exec 4<>theirs/fifo
+	exec 4<&-
+	assert_equal "opens: $(watched_opens)" "opens: 1 theirs/fifo "
+	# and with /proc as it is, the file is measured
+	run -0 --separate-stderr "$PAGESTAT" -J data/c
+	assert_row data/c type=file cached=2
+}
