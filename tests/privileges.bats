@@ -840,3 +840,62 @@ run_with_proc() {
 	run -0 --separate-stderr "$PAGESTAT" -J data/c
 	assert_row data/c type=file cached=2
 }
+
+# ---- issue 31, item 10: files deeper than PATH_MAX -------------------------
+DEEP_LEVELS=25 # of 200-byte names: a path of over 5,000 bytes
+
+# Runs CMD ARG... in the directory DEEP_LEVELS levels below DIR.
+in_deep() {
+	local dir=$1 i
+	shift
+	(
+		cd "$dir" || exit
+		for ((i = 0; i < DEEP_LEVELS; i++)); do cd "$DEEP_NAME" || exit; done
+		"$@"
+	)
+}
+
+# DIR (made, nobody's) holding DEEP_LEVELS levels of directories and, at
+# the bottom, nobody's file f of 4 pages, cached.
+make_deep() {
+	DEEP_NAME=$(printf 'd%.0s' {1..200})
+	mkdir "$1"
+	(
+		cd "$1" || exit
+		for ((i = 0; i < DEEP_LEVELS; i++)); do mkdir "$DEEP_NAME" && cd "$DEEP_NAME" || exit; done
+	)
+	in_deep "$1" "$PCARRANGE" write f $((4 * PAGE))
+	chown -R "$NOBODY:$NOBODY" "$1"
+	local path
+	path=$(in_deep "$1" pwd)
+	((${#path} > $(getconf PATH_MAX /))) || fail "the path is only ${#path} bytes long"
+}
+
+# The cached pages of f at the bottom of DIR, as cachestat tells.
+deep_cached() {
+	local cached
+	read -r cached _ < <(in_deep "$1" "$PCARRANGE" stat f)
+	echo "$cached"
+}
+
+@test "issue 31 item 10: a setcap copy run by nobody evicts and warms nobody's file deeper than PATH_MAX, never below a directory nobody cannot search" {
+	make_deep mine
+	assert_equal "cached $(deep_cached mine)" "cached 4"
+	run -0 --separate-stderr as_nobody ./pagestat-cap --evict -J -a mine
+	assert_equal "$(json_field '[.errors, .total.files, .total.dropped]|@tsv')" $'0\t1\t4'
+	assert_equal "cached $(deep_cached mine)" "cached 0"
+	run -0 --separate-stderr as_nobody ./pagestat-cap --warm -J -a mine
+	assert_equal "$(json_field '[.errors, .total.files, .total.read]|@tsv')" $'0\t1\t4'
+	assert_equal "cached $(deep_cached mine)" "cached 4"
+	# the plain binary, nobody's own rights, does the same
+	run -0 --separate-stderr as_nobody ./pagestat --evict -J -a mine
+	assert_equal "cached $(deep_cached mine)" "cached 0"
+	# and below root's 0700 directory, which nobody cannot search, the
+	# capabilities measure the file but nothing is done to it
+	make_deep private/theirs
+	assert_equal "cached $(deep_cached private/theirs)" "cached 4"
+	run -1 --separate-stderr as_nobody ./pagestat-cap --evict -J -a private/theirs
+	assert_equal "$(json_field '[.rows[] | select(.error) | .errno] | unique | join(" ")')" EACCES
+	assert_equal "$(json_field '.errors')" 1
+	assert_equal "cached $(deep_cached private/theirs)" "cached 4"
+}
