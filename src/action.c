@@ -97,9 +97,46 @@ static uint64_t chunk_size(const struct actor *a, uint64_t page)
 	return chunk < CHUNK ? chunk : CHUNK;
 }
 
+/* Can the user search every directory from dir (a descriptor, or
+ * AT_FDCWD) up to the root?  The lookup of ".." in a directory needs its
+ * search permission, so that climbing with the user's rights checks the
+ * very directories a lookup of the file's path from / would, whatever
+ * the length of that path.  0, or an errno value. */
+static int user_searches_up(int dir)
+{
+	struct stat below, above;
+	int fd = dir, err = 0;
+
+	if (fstatat(dir, "", &below, AT_EMPTY_PATH) != 0)
+		return errno;
+	for (;;) {
+		int up = user_openat(fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+		if (up < 0) {
+			err = errno;
+			break;
+		}
+		if (fd != dir)
+			close(fd);
+		fd = up;
+		if (fstat(up, &above) != 0) {
+			err = errno;
+			break;
+		}
+		if (above.st_dev == below.st_dev && above.st_ino == below.st_ino)
+			break; /* the root: its ".." is itself */
+		below = above;
+	}
+	if (fd != dir)
+		close(fd);
+	return err;
+}
+
 /* The file again, with the user's own rights: the same file (the same
- * open file's inode), or FAIL_CHANGED; -1 with *err set on failure. */
-static int reopen_as_user(struct prober *p, int fd, const struct stat *st, int *err)
+ * open file's inode), or FAIL_CHANGED; -1 with *err set on failure.
+ * where: how the inspection reached it (a walk's directory and name), or
+ * NULL. */
+static int reopen_as_user(struct prober *p, int fd, const struct stat *st,
+			  const struct file_ref *where, int *err)
 {
 	char path[64], name[PATH_MAX];
 	struct stat ust;
@@ -117,8 +154,24 @@ static int reopen_as_user(struct prober *p, int fd, const struct stat *st, int *
 		 * with the user's rights (and the same file or nothing, as
 		 * safe_open checks). */
 		ssize_t n = readlink(path, name, sizeof name);
-		if (n < 0 || (size_t)n >= sizeof name || name[0] != '/') {
-			*err = n < 0 ? errno : (size_t)n >= sizeof name ? ENAMETOOLONG : FAIL_CHANGED;
+		bool too_long = n < 0 ? errno == ENAMETOOLONG : (size_t)n >= sizeof name;
+		if (too_long && where) {
+			/* A path longer than PATH_MAX, which no lookup takes:
+			 * the walk's directory and name instead, once every
+			 * directory above is known to be searchable by the
+			 * user; the lookup of the name checks the rest. */
+			int e = where->name[0] == '/' ? 0 : user_searches_up(where->dirfd);
+			if (e) {
+				*err = e;
+				return -1;
+			}
+			ref.dirfd = where->dirfd;
+			ref.name = where->name;
+			ref.follow = where->follow;
+			return user_safe_open(&p->opener, &ref, &ust, err);
+		}
+		if (n < 0 || too_long || name[0] != '/') {
+			*err = n < 0 ? errno : too_long ? ENAMETOOLONG : FAIL_CHANGED;
 			return -1;
 		}
 		name[n] = '\0';
@@ -317,10 +370,10 @@ static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct 
 }
 
 int action_fd(struct actor *a, struct prober *p, int fd, const struct stat *st,
-	      const struct file_request *req, struct probe_out *out)
+	      const struct file_ref *where, const struct file_request *req, struct probe_out *out)
 {
 	int err;
-	int ufd = reopen_as_user(p, fd, st, &err);
+	int ufd = reopen_as_user(p, fd, st, where, &err);
 	if (ufd < 0)
 		return err;
 

@@ -67,9 +67,13 @@ void actor_free(struct actor *a);
  * opened it), then its measure into out (with out->stat.dropped or
  * .read).  The file is opened again with the user's own rights, so that a
  * setcap pagestat acts only on what its user could open without it.
- * Returns 0, an errno value or a FAIL_* code: on a failure, nothing was
- * done. */
+ * where: the name fd was opened by (a walk's directory and entry), or
+ * NULL; with a setcap install it reaches a file whose path is longer
+ * than PATH_MAX.  Returns 0, an errno value or a FAIL_* code: on a
+ * failure, nothing was done. */
+struct file_ref;
 int action_fd(struct actor *a, struct prober *p, int fd, const struct stat *st,
-	      const struct file_request *req, struct probe_out *out);
+	      const struct file_ref *where, const struct file_request *req,
+	      struct probe_out *out);
 
 #endif

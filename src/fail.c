@@ -26,6 +26,12 @@ const char *fail_strerror(int err)
 		return "directory cycle: not followed";
 	case FAIL_NOPROC:
 		return "cannot be opened safely without /proc/thread-self/fd (is /proc mounted?)";
+	case FAIL_BADPROC:
+		return "cannot be opened safely: /proc/thread-self/fd is not this thread's in procfs "
+		       "(what is mounted at /proc?)";
+	case FAIL_PSEUDO:
+		return "a file of a kernel pseudo file system (procfs, sysfs, tracefs...): "
+		       "not opened with the capabilities of a setcap install";
 	case FAIL_REFUSED:
 		return strerror(EPERM);
 	case FAIL_HUGETLB:
@@ -44,8 +50,10 @@ const char *fail_errname(int err)
 {
 	if (err == FAIL_REFUSED)
 		err = EPERM;
-	else if (err == FAIL_HUGETLB)
+	else if (err == FAIL_HUGETLB || err == FAIL_PSEUDO)
 		err = EOPNOTSUPP;
+	else if (err == FAIL_CHR)
+		err = ENODEV; /* what mmap(2) says of one (util-linux fincore shows it) */
 	else if (err == FAIL_MEMLOCK || err == FAIL_MAPCOUNT)
 		err = ENOMEM;
 	if (err <= 0)

@@ -27,6 +27,12 @@ enum {
 	FAIL_MEMLOCK = -10,
 	/* --lock: mmap refused (ENOMEM) at vm.max_map_count mappings */
 	FAIL_MAPCOUNT = -11,
+	/* a regular file of a pseudo file system (procfs, sysfs, tracefs...),
+	 * not opened with the capabilities of a setcap install (safeopen.c) */
+	FAIL_PSEUDO = -12,
+	/* /proc/thread-self/fd is not this thread's in procfs, or what it
+	 * opened is not the file: what is mounted at /proc is not trusted */
+	FAIL_BADPROC = -13,
 };
 
 /* Text and symbolic name ("EACCES") of a failure: an errno value or a

@@ -27,12 +27,20 @@ void inspector_free(struct inspector *ins)
 	prober_free(&ins->prober);
 }
 
+/* where: the name fd was opened by, or NULL */
+static int inspect_open(struct inspector *ins, int fd, const struct stat *st,
+			const struct file_ref *where, const struct file_request *req,
+			struct probe_out *out)
+{
+	if (req->action != ACTION_NONE)
+		return action_fd(&ins->actor, &ins->prober, fd, st, where, req, out);
+	return probe_measure(&ins->prober, fd, st, &req->measure, out);
+}
+
 int inspect_fd(struct inspector *ins, int fd, const struct stat *st,
 	       const struct file_request *req, struct probe_out *out)
 {
-	if (req->action != ACTION_NONE)
-		return action_fd(&ins->actor, &ins->prober, fd, st, req, out);
-	return probe_measure(&ins->prober, fd, st, &req->measure, out);
+	return inspect_open(ins, fd, st, NULL, req, out);
 }
 
 /* The identity of a file the walk made no stat of, when not even its
@@ -56,7 +64,7 @@ int inspect_at(struct inspector *ins, struct file_ref *ref, const struct file_re
 	int fd = safe_open(&ins->prober.opener, ref, &st, &err);
 	if (fd < 0)
 		return ref->id.known ? err : ident_by_name(ref, err);
-	err = inspect_fd(ins, fd, &st, req, out);
+	err = inspect_open(ins, fd, &st, ref, req, out);
 	close(fd);
 	return err;
 }

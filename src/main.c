@@ -17,6 +17,7 @@
 #include "sink.h"
 #include "status.h"
 #include "userfile.h"
+#include "walk.h"
 
 static volatile sig_atomic_t reader_quit;
 
@@ -63,7 +64,8 @@ static bool start(void)
 }
 
 /* Once the options are read: the capabilities down to what this run
- * needs (CAP_SYS_PTRACE for --pid, --system and --cgroup only). */
+ * needs (CAP_SYS_PTRACE for --pid, --system, --cgroup and operands
+ * under /proc only). */
 static bool narrow(bool processes, bool lock)
 {
 	const char *what;
@@ -107,7 +109,9 @@ int main(int argc, char **argv)
 		if (status == OPTIONS_RUN && opts.charged)
 			caps_keep_sys_admin();
 		if (status == OPTIONS_RUN)
-			status = narrow(opts.npids > 0 || opts.system || opts.ncgroups > 0, opts.lock)
+			status = narrow(opts.npids > 0 || opts.system || opts.ncgroups > 0 ||
+						walk_reads_processes(opts.operands),
+					opts.lock)
 					 ? options_finish(&opts)
 					 : STATUS_FATAL;
 		if (status == OPTIONS_RUN)

@@ -464,6 +464,14 @@ static bool walk_operand(struct walk *w, const char *operand)
 	return !w->out.output_failed;
 }
 
+bool walk_reads_processes(char *const *operands)
+{
+	for (size_t i = 0; operands && operands[i]; i++)
+		if (strncmp(operands[i], "/proc/", 6) == 0)
+			return true;
+	return false;
+}
+
 void walk_run(const struct walk_config *cfg, char *const *operands,
 	      struct sink *sink, struct walk_result *result)
 {

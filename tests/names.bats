@@ -382,3 +382,11 @@ for line in lines:
 	run -1 --separate-stderr pagestat -J "$long"
 	assert_equal "$(json_field '.rows[0].errno')" ENAMETOOLONG
 }
+
+# ---- issue 31, item 12: what a failure row of a device says ---------------
+@test "issue 31 item 12: a character device operand's failure row has an errno name (ENODEV), its type null (no row type is a device's)" {
+	run -1 --separate-stderr pagestat -J /dev/null
+	assert_row /dev/null type=null errno=ENODEV error="a character device, not a regular file"
+	run -1 --separate-stderr pagestat --format=ndjson /dev/null
+	assert_equal "$(jq -c '[.type, .errno]' <<<"${lines[0]}")" '[null,"ENODEV"]'
+}

@@ -179,3 +179,27 @@ start_holder() {
 	printf 'f\0' >names
 	refused "--pid cannot be combined" -- --pid=1 --files0-from=names
 }
+
+# ---- issue 31, item 12: /proc/PID/fd/N named as an operand ---------------
+@test "issue 31 item 12: as root, an operand /proc/PID/fd/N of a process holding every capability is read, as --pid reads it" {
+	require_root "only root starts with CAP_SYS_PTRACE"
+	make_partial held 5 1 3
+	# a root process with every capability (no no_caps): reading its
+	# /proc entries needs CAP_SYS_PTRACE
+	sleep 120 3<held &
+	HELPERS+=($!)
+	local pid=$!
+	for ((n = 0; n < 100; n++)); do
+		[[ -e /proc/$pid/fd/3 ]] && break
+		sleep 0.05
+	done
+	grep -q '^CapEff:[[:space:]]*0*[1-9a-f]' /proc/$pid/status || skip "the helper holds no capability"
+	run -0 --separate-stderr pagestat -J -o path,type,pages,cached "/proc/$pid/fd/3"
+	assert_row "/proc/$pid/fd/3" type=file pages=5 cached=3
+	assert_equal "$stderr" ""
+	run -0 --separate-stderr pagestat -J -o path,pages,cached --pid "$pid"
+	assert_row "$PWD/held" pages=5 cached=3
+	# and an action through it
+	run -0 --separate-stderr pagestat -J -o path,cached --evict "/proc/$pid/fd/3"
+	assert_row "/proc/$pid/fd/3" cached=0
+}

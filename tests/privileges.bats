@@ -786,4 +786,205 @@ code_matching() {
 		run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -o path --sort="$key" --top=3 private/d
 		assert_equal "--top: $(row_paths)" "--top: $(cut -d ' ' -f 1-3 <<<"$walk")"
 	done
+
+# ---- issue 31, item 3: regular files of pseudo file systems -------------
+# tracefs's trace and trace_pipe are regular files (0640 root, in a 0700
+# directory): an open of either acts (a reader of the trace; with
+# pause-on-trace, tracing paused).  The capabilities never open them.
+@test "issue 31 item 3: a setcap copy run by nobody opens no tracefs file (trace, trace_pipe): each a failure that says why" {
+	: "${OPENWATCH:?OPENWATCH must name tests/openwatch (make check sets it)}"
+	# a mount of its own (tracefs is one file system wherever mounted):
+	# /sys/kernel/tracing, another test's perhaps, is left as it is
+	mkdir tracing
+	mount -t tracefs nodev tracing 2>/dev/null || skip "tracefs cannot be mounted here"
+	on_teardown unmount "$PWD/tracing"
+	[[ -f tracing/trace && -f tracing/trace_pipe ]] || skip "this tracefs has no trace or trace_pipe"
+	"$OPENWATCH" tracing/trace tracing/trace_pipe >watch.out 3>&- &
+	WATCHER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(head -n 1 watch.out) == ready ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(head -n 1 watch.out)" ready
+	run -1 --separate-stderr as_nobody ./pagestat-cap -a -J --exclude=events \
+		--exclude=instances --exclude=per_cpu tracing
+	assert_row tracing/trace type=file errno=EOPNOTSUPP \
+		error="a file of a kernel pseudo file system (procfs, sysfs, tracefs...): not opened with the capabilities of a setcap install"
+	assert_row tracing/trace_pipe type=file errno=EOPNOTSUPP
+	assert_stderr_has "'tracing/trace_pipe': a file of a kernel pseudo file system"
+	# named as operands too, and with an action
+	run -1 --separate-stderr as_nobody ./pagestat-cap -J --evict tracing/trace tracing/trace_pipe
+	assert_row tracing/trace errno=EOPNOTSUPP
+	# the watch works: root's own opens of both are counted
+	exec 4<tracing/trace
+	exec 4<&-
+	exec 4<tracing/trace_pipe
+	exec 4<&-
+	kill -TERM "$WATCHER" && wait "$WATCHER" || true
+	WATCHER=
+	assert_equal "opens: $(sed 1d watch.out | tr '\n' ' ')" \
+		"opens: 1 tracing/trace 1 tracing/trace_pipe "
+	# root's own pagestat still measures a procfs file (no capability is
+	# borrowed: root's choice, as tests/method.bats shows for /proc/version)
+	run -0 --separate-stderr "$PAGESTAT" -J /proc/version
+	assert_row /proc/version type=file cached=0
+}
+
+# ---- issue 31, item 5: what is mounted at /proc ---------------------------
+# Root runs pagestat where another user controls /proc (a chroot's; here
+# a mount namespace of its own).  The reopen through
+# /proc/thread-self/fd/N must never land on that user's FIFO: neither
+# through a directory of theirs, nor through a real procfs's directory of
+# their own process, which holds the FIFO on every descriptor number.
+
+# Starts openwatch on FILE (WATCHER), ready.
+watch_opens() {
+	"$OPENWATCH" "$@" >watch.out 3>&- &
+	WATCHER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(head -n 1 watch.out) == ready ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(head -n 1 watch.out)" ready
+}
+
+# The opens openwatch counted, the watch stopped.
+watched_opens() {
+	kill -TERM "$WATCHER" && wait "$WATCHER" || true
+	WATCHER=
+	sed 1d watch.out | tr '\n' ' '
+}
+
+# Runs root's pagestat with ARGS in a mount namespace where FAKE is
+# mounted over /proc; the status in $status, stdout in $output.
+run_with_proc() {
+	local fake=$1
+	shift
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount --bind "$0" /proc && exec "$@"' "$fake" "$PAGESTAT" "$@"
+}
+
+@test "issue 31 item 5: root's pagestat under a /proc another user made never opens their FIFO" {
+	: "${OPENWATCH:?OPENWATCH must name tests/openwatch (make check sets it)}"
+	command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+	unshare -m true 2>/dev/null || skip "no mount namespace can be made here"
+	make_cached data/c 2
+	mkdir theirs
+	chown "$NOBODY:$NOBODY" theirs
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups mkfifo -m 600 theirs/fifo
+	# 1. /proc a directory of theirs: thread-self/fd/N, every N, their FIFO
+	setpriv --reuid="$NOBODY" --regid="$NOBODY" --clear-groups sh -c '
+		mkdir -p theirs/proc/thread-self/fd &&
+		for n in $(seq 0 99); do ln theirs/fifo theirs/proc/thread-self/fd/$n || exit; done'
+	# their writer, blocked in open(2) until a reader opens the FIFO
+	(exec 3>theirs/fifo && echo released >&3) &
+	WRITER=$!
+	watch_opens theirs/fifo
+	run_with_proc "$PWD/theirs/proc" -J data/c
+	assert_equal "$status" 1
+	assert_row data/c errno=null \
+		error="cannot be opened safely: /proc/thread-self/fd is not this thread's in procfs (what is mounted at /proc?)"
+	local nr= writer=released
+	read -r nr _ 2>/dev/null </proc/"$WRITER"/syscall || true
+	[[ $nr != 257 && $nr != 2 ]] || writer="blocked in open"
+	assert_equal "writer $writer; opens: $(watched_opens)" "writer blocked in open; opens: 0 theirs/fifo "
+	kill "$WRITER" && wait "$WRITER" || true
+	WRITER=
+
+	# 2. /proc theirs, its thread-self a link into a real procfs, to a
+	# process of theirs that root's pagestat may read (uid 0, no
+	# capability: a container's root), holding their FIFO on descriptors
+	# 3 to 63
+	mkdir -m 755 realproc
+	(
+		for n in $(seq 3 63); do eval "exec $n<>theirs/fifo"; done
+		exec setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all sleep 120
+	) &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ -e /proc/$HOLDER/fd/63 && $(readlink /proc/$HOLDER/exe) == */sleep ]] && break
+		sleep 0.05
+	done
+	[[ $(readlink /proc/$HOLDER/exe) == */sleep && -e /proc/$HOLDER/fd/63 ]] ||
+		fail "their process does not hold the FIFO"
+	grep -q '^CapPrm:[[:space:]]*0*$' /proc/$HOLDER/status || fail "their process holds capabilities"
+	mkdir -p theirs/proc2
+	ln -s "$PWD/realproc/$HOLDER/task/$HOLDER" theirs/proc2/thread-self
+	chown -R -h "$NOBODY:$NOBODY" theirs/proc2
+	watch_opens theirs/fifo
+	run --separate-stderr unshare -m --propagation private sh -c \
+		'mount -t proc proc "$1" && mount --bind "$0" /proc && shift && exec "$@"' \
+		"$PWD/theirs/proc2" "$PWD/realproc" "$PAGESTAT" -J data/c
+	assert_equal "$status" 1
+	assert_row data/c errno=null \
+		error="cannot be opened safely: /proc/thread-self/fd is not this thread's in procfs (what is mounted at /proc?)"
+	# the watch works: root's own open is counted, and no other
+	exec 4<>theirs/fifo
+	exec 4<&-
+	assert_equal "opens: $(watched_opens)" "opens: 1 theirs/fifo "
+	# and with /proc as it is, the file is measured
+	run -0 --separate-stderr "$PAGESTAT" -J data/c
+	assert_row data/c type=file cached=2
+}
+
+# ---- issue 31, item 10: files deeper than PATH_MAX -------------------------
+DEEP_LEVELS=25 # of 200-byte names: a path of over 5,000 bytes
+
+# Runs CMD ARG... in the directory DEEP_LEVELS levels below DIR.
+in_deep() {
+	local dir=$1 i
+	shift
+	(
+		cd "$dir" || exit
+		for ((i = 0; i < DEEP_LEVELS; i++)); do cd "$DEEP_NAME" || exit; done
+		"$@"
+	)
+}
+
+# DIR (made, nobody's) holding DEEP_LEVELS levels of directories and, at
+# the bottom, nobody's file f of 4 pages, cached.
+make_deep() {
+	DEEP_NAME=$(printf 'd%.0s' {1..200})
+	mkdir "$1"
+	(
+		cd "$1" || exit
+		for ((i = 0; i < DEEP_LEVELS; i++)); do mkdir "$DEEP_NAME" && cd "$DEEP_NAME" || exit; done
+	)
+	in_deep "$1" "$PCARRANGE" write f $((4 * PAGE))
+	chown -R "$NOBODY:$NOBODY" "$1"
+	local path
+	path=$(in_deep "$1" pwd)
+	((${#path} > $(getconf PATH_MAX /))) || fail "the path is only ${#path} bytes long"
+}
+
+# The cached pages of f at the bottom of DIR, as cachestat tells.
+deep_cached() {
+	local cached
+	read -r cached _ < <(in_deep "$1" "$PCARRANGE" stat f)
+	echo "$cached"
+}
+
+@test "issue 31 item 10: a setcap copy run by nobody evicts and warms nobody's file deeper than PATH_MAX, never below a directory nobody cannot search" {
+	make_deep mine
+	assert_equal "cached $(deep_cached mine)" "cached 4"
+	run -0 --separate-stderr as_nobody ./pagestat-cap --evict -J -a mine
+	assert_equal "$(json_field '[.errors, .total.files, .total.dropped]|@tsv')" $'0\t1\t4'
+	assert_equal "cached $(deep_cached mine)" "cached 0"
+	run -0 --separate-stderr as_nobody ./pagestat-cap --warm -J -a mine
+	assert_equal "$(json_field '[.errors, .total.files, .total.read]|@tsv')" $'0\t1\t4'
+	assert_equal "cached $(deep_cached mine)" "cached 4"
+	# the plain binary, nobody's own rights, does the same
+	run -0 --separate-stderr as_nobody ./pagestat --evict -J -a mine
+	assert_equal "cached $(deep_cached mine)" "cached 0"
+	# and below root's 0700 directory, which nobody cannot search, the
+	# capabilities measure the file but nothing is done to it
+	make_deep private/theirs
+	assert_equal "cached $(deep_cached private/theirs)" "cached 4"
+	run -1 --separate-stderr as_nobody ./pagestat-cap --evict -J -a private/theirs
+	assert_equal "$(json_field '[.rows[] | select(.error) | .errno] | unique | join(" ")')" EACCES
+	assert_equal "$(json_field '.errors')" 1
+	assert_equal "cached $(deep_cached private/theirs)" "cached 4"
 }
