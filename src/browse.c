@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,7 @@ struct browser {
 	bool scanning, quit, remeasuring, want_detail;
 	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
 	bool evicting;           /* e under way (warm_stop: asked to stop too) */
+	bool tty_gone;             /* the terminal went away: the browser ends (quit) */
 	char status[4400];
 };
 
@@ -585,13 +587,50 @@ static void draw_listing(struct browser *b)
 	refresh();
 }
 
+/* Has the terminal gone away (hung up, closed, at its end)?  Asked when
+ * getch gave ERR, which it also gives for no key yet (nodelay, timeout). */
+static bool terminal_gone(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	int n = poll(&p, 1, 0);
+	if (n < 0)
+		return errno != EINTR && errno != EAGAIN && errno != ENOMEM;
+	return n > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* The next key (getch), or ERR when there is none yet.  A terminal that
+ * went away (its window closed, the session killed: the read gives end
+ * of file or EIO, for ever) ends the browser: b->quit and b->tty_gone are
+ * set, and ERR returned, never a loop on it. */
+static int next_key(struct browser *b)
+{
+	int ch = getch();
+	if (ch != ERR || b->tty_gone)
+		return ch;
+	bool gone = terminal_gone();
+	if (!gone) {
+		/* input to read, yet no key: a read of nothing (end of file)
+		 * or an error, unless a key came just after the ERR */
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+			ch = getch(); /* does not wait: there is input */
+			gone = ch == ERR;
+		}
+	}
+	if (gone) {
+		b->tty_gone = b->quit = true;
+		b->warm_stop = true; /* a warm or an evict under way stops too */
+	}
+	return ch;
+}
+
 /* Polled while a walk goes on: q stops it (and pagestat); other keys
  * wait.  A resize redraws. */
 static void poll_keys(struct browser *b)
 {
 	int kept[32], ch;
 	size_t n = 0;
-	while ((ch = getch()) != ERR) {
+	while ((ch = next_key(b)) != ERR) {
 		if ((b->warming || b->evicting) && (ch == 'q' || ch == 'Q' || ch == 27))
 			b->warm_stop = true; /* the warm or evict stops, not pagestat */
 		else if (ch == 'q' || ch == 'Q')
@@ -1119,7 +1158,9 @@ static bool ask(struct browser *b, const char *question)
 	say(b, "%s [y/n]", question);
 	draw_listing(b);
 	for (;;) {
-		int ch = getch();
+		int ch = next_key(b);
+		if (b->quit)
+			return false;
 		if (ch == 'y' || ch == 'Y')
 			return true;
 		if (ch == KEY_RESIZE) {
@@ -1250,7 +1291,7 @@ static void draw_help(struct browser *b)
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0] && (int)i < LINES; i++)
 		mvaddnstr((int)i, 0, lines[i], COLS);
 	refresh();
-	while (getch() == KEY_RESIZE)
+	while (next_key(b) == KEY_RESIZE)
 		draw_help(b);
 }
 
@@ -1341,7 +1382,7 @@ static bool detail(struct browser *b, uint32_t node)
 		if (b->quit)
 			return false;
 		draw_detail(b, node);
-		int ch = getch();
+		int ch = next_key(b);
 		switch (ch) {
 		case 'q':
 		case 'Q':
@@ -1401,8 +1442,10 @@ static void browse_loop(struct browser *b)
 			return;
 		draw_listing(b);
 		timeout(b->interval ? 200 : -1);
-		int ch = getch();
+		int ch = next_key(b);
 		timeout(-1);
+		if (b->quit)
+			return;
 		if (b->interval) {
 			struct timespec now;
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1613,5 +1656,13 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 	free(b.segments);
 	free(b.extents);
 	sb_free(&b.path);
+	if (b.tty_gone) {
+		/* ended as a hang-up signal ends pagestat (signals.c): by
+		 * SIGHUP; where it is ignored (nohup), status 3: the screen, its
+		 * output, could not be shown */
+		msg("--browse: the terminal went away (hang-up or end of input)\n");
+		(void)raise(SIGHUP);
+		return STATUS_FATAL;
+	}
 	return result.errors ? STATUS_SOME_FAILED : STATUS_OK;
 }
