@@ -105,7 +105,14 @@ struct browser {
 	bool scanning, quit, remeasuring, want_detail;
 	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
 	bool evicting;           /* e under way (warm_stop: asked to stop too) */
-	bool tty_gone;             /* the terminal went away: the browser ends (quit) */
+	bool tty_gone;           /* the terminal went away: the browser ends (quit) */
+	/* e and w under way: the rows change no figure (measured after);
+	 * those that failed counted, the first's escaped name and error kept */
+	bool acting;
+	uint32_t detail_node; /* the file whose detail is shown, or BNODE_NONE */
+	uint64_t act_failed;
+	int act_error;
+	char act_name[4096];
 	char status[4400];
 };
 
@@ -677,7 +684,13 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	struct browser *b = sink->state;
 	if (b->system && row->type == ROW_CGROUP)
 		return; /* --system's cgroups: figures of the kernel's, no files */
-	if (b->remeasuring) {
+	if (b->acting) {
+		if (row->path && row->error && b->act_failed++ == 0) {
+			b->act_error = row->error;
+			esc_terminal(b->act_name, sizeof b->act_name, row->path, row->path_len,
+				     b->utf8);
+		}
+	} else if (b->remeasuring) {
 		remeasured(b, row);
 	} else {
 		btree_row(&b->tree, row);
@@ -1153,10 +1166,21 @@ static void rewalk_dir(struct browser *b)
 	make_list(b);
 }
 
+static void draw_detail(struct browser *b, uint32_t node);
+
+/* The listing, or the detail shown. */
+static void draw_shown(struct browser *b)
+{
+	if (b->detail_node != BNODE_NONE)
+		draw_detail(b, b->detail_node);
+	else
+		draw_listing(b);
+}
+
 static bool ask(struct browser *b, const char *question)
 {
 	say(b, "%s [y/n]", question);
-	draw_listing(b);
+	draw_shown(b);
 	for (;;) {
 		int ch = next_key(b);
 		if (b->quit)
@@ -1164,7 +1188,7 @@ static bool ask(struct browser *b, const char *question)
 		if (ch == 'y' || ch == 'Y')
 			return true;
 		if (ch == KEY_RESIZE) {
-			draw_listing(b);
+			draw_shown(b);
 			continue;
 		}
 		if (ch != ERR)
@@ -1174,8 +1198,37 @@ static bool ask(struct browser *b, const char *question)
 	return false;
 }
 
-/* e and w: the selected entry, after a question that says how much. */
-static void act(struct browser *b, uint32_t node, enum action action)
+/* e and w: req's action on node's files (its path walked, or a group's
+ * files by their paths), the tree left as it is: the caller measures
+ * after what the files hold, so that one the action could not open (the
+ * user may not) keeps its figures.  The rows that failed are counted. */
+static void act_walk(struct browser *b, uint32_t node, const struct file_request *req)
+{
+	b->acting = true;
+	b->act_failed = 0;
+	b->act_error = 0;
+	b->act_name[0] = 0;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	if (b->tree.nodes[node].kind == BN_GROUP) {
+		measure_files(b, node, NULL, 0, req);
+	} else {
+		btree_path(&b->tree, node, &b->path);
+		char *path = xstrdup(b->path.data);
+		char *operands[2] = { path, NULL };
+		struct walk_config cfg = walk_cfg(b->system ? &b->fs_cfg : b->cfg, req);
+		struct sink sink = walk_sink(b);
+		struct walk_result result = { 0 };
+		walk_run(&cfg, operands, &sink, &result);
+		free(path);
+	}
+	b->acting = false;
+}
+
+static bool measure_detail(struct browser *b, uint32_t node, const struct file_request *base);
+
+/* e and w: the selected entry, after a question that says how much; in a
+ * file's detail (in_detail), measured after as the detail is. */
+static void act(struct browser *b, uint32_t node, enum action action, bool in_detail)
 {
 	const struct bnode *n = &b->tree.nodes[node];
 	btree_path(&b->tree, node, &b->path);
@@ -1222,36 +1275,38 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	} else {
 		b->evicting = true; /* stopped between two files */
 	}
-	bool done = walk_again(b, node, &req);
+	act_walk(b, node, &req);
 	action_chunk_hook = NULL;
 	warm_browser = NULL;
 	b->warming = b->evicting = false;
-	if (done && b->warm_stop) {
-		/* what the warm read or the evict dropped before it stopped:
-		 * measured again */
-		b->warm_stop = false;
-		if (walk_again(b, node, b->cfg->req)) {
-			char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
-			human(was, bytes_of(b, before));
-			human(now, bytes_of(b, b->tree.nodes[node].cached));
-			say(b, "%s of %s stopped (q or Escape): cached %s before, %s now",
-			    action == ACTION_EVICT ? "evict" : "warm", name, was, now);
-			make_list(b);
-		}
+	bool stopped = b->warm_stop;
+	b->warm_stop = false;
+	if (b->quit)
 		return;
-	}
-	if (!done)
-		return;
+	/* what the files hold now, measured as r does: a file the action
+	 * could not open is as it was, and keeps its figures and its line */
+	if (!(in_detail ? measure_detail(b, node, b->cfg->req)
+			: walk_again(b, node, b->cfg->req)))
+		return; /* gone (said), or q */
 	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
-	int err = b->tree.nodes[node].error;
-	char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
+	char was[FMT_BUFSIZE], now[FMT_BUFSIZE], failed[4400] = "";
 	human(was, bytes_of(b, before));
 	human(now, bytes_of(b, b->tree.nodes[node].cached));
-	if (err)
-		say(b, "cannot %s %s: %s", verb, name, fail_strerror(err));
-	else if (b->errors)
-		say(b, "%sed %s: cached %s before, %s now; %" PRIu64 " could not be %sed: their "
-		    "lines say why", verb, name, was, now, b->errors, verb);
+	int err = b->tree.nodes[node].error;
+	if (b->act_failed)
+		snprintf(failed, sizeof failed, "; %" PRIu64 " could not be %sed: %s: %s%s",
+			 b->act_failed, verb, b->act_name, fail_strerror(b->act_error),
+			 b->act_failed > 1 ? ", and others" : "");
+	if (b->act_failed && b->tree.nodes[node].kind == BN_FILE)
+		say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act_error));
+	else if (err)
+		say(b, "%s %s, but it cannot be measured after: %s", verb, name,
+		    fail_strerror(err));
+	else if (stopped)
+		say(b, "%s of %s stopped (q or Escape): cached %s before, %s now%s", verb, name,
+		    was, now, failed);
+	else if (b->act_failed)
+		say(b, "%sed %s: cached %s before, %s now%s", verb, name, was, now, failed);
 	else if (action == ACTION_EVICT && dirty_before && b->tree.nodes[node].cached)
 		say(b, "evicted %s: cached %s before, %s now: the kernel drops clean pages only, "
 		    "and dirty ones were being written back (e again once written, or run sync)",
@@ -1357,7 +1412,7 @@ static void draw_detail(struct browser *b, uint32_t node)
 	refresh();
 }
 
-static void measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
+static bool measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
 {
 	struct file_request req = *base;
 	/* a part a column, but no part smaller than a page: each column
@@ -1369,8 +1424,9 @@ static void measure_detail(struct browser *b, uint32_t node, const struct file_r
 	req.measure.extents = EXTENTS_CACHED;
 	b->want_detail = true;
 	b->nsegments = b->nextents = b->extents_all = 0;
-	walk_again(b, node, &req);
+	bool ok = walk_again(b, node, &req);
 	b->want_detail = false;
+	return ok;
 }
 
 /* The detail view until the user leaves it; false: q. */
@@ -1378,14 +1434,18 @@ static bool detail(struct browser *b, uint32_t node)
 {
 	b->status[0] = 0;
 	measure_detail(b, node, b->cfg->req);
+	b->detail_node = node;
 	for (;;) {
-		if (b->quit)
+		if (b->quit) {
+			b->detail_node = BNODE_NONE;
 			return false;
+		}
 		draw_detail(b, node);
 		int ch = next_key(b);
 		switch (ch) {
 		case 'q':
 		case 'Q':
+			b->detail_node = BNODE_NONE;
 			return false;
 		case 'h':
 		case KEY_LEFT:
@@ -1393,14 +1453,14 @@ static bool detail(struct browser *b, uint32_t node)
 		case 127:
 		case 8:
 		case 27:
+			b->detail_node = BNODE_NONE;
 			return true;
 		case 'r':
 			measure_detail(b, node, b->cfg->req);
 			break;
 		case 'e':
 		case 'w':
-			act(b, node, ch == 'e' ? ACTION_EVICT : ACTION_WARM);
-			measure_detail(b, node, b->cfg->req);
+			act(b, node, ch == 'e' ? ACTION_EVICT : ACTION_WARM, true);
 			break;
 		default:
 			break;
@@ -1536,7 +1596,7 @@ static void browse_loop(struct browser *b)
 		case 'e':
 		case 'w':
 			if (sel != BNODE_NONE && !b->tree.nodes[sel].error)
-				act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM);
+				act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM, false);
 			break;
 		case '?':
 			draw_help(b);
@@ -1609,6 +1669,7 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 		.utf8 = esc_locale_is_utf8(),
 		.scanning = true,
 		.keep_name = UINT32_MAX,
+		.detail_node = BNODE_NONE,
 	};
 	btree_init(&b.tree);
 	start_screen(&b);

@@ -122,7 +122,7 @@ wait_line() {
 # The listing's line of NAME, without its bar: "NAME SIZE CACHED PCT DIRTY EVICTED".
 line_of() {
 	screen | sed -n '4,$p' | sed 's/\[[^]]*\]//; s/^[-+*]/ /' |
-		awk -v n="$1" '$1 == n { $1 = $1; print }'
+		LINE_NAME=$1 awk '$1 == ENVIRON["LINE_NAME"] { $1 = $1; print }'
 }
 
 # The names of the listing, in screen order.
@@ -928,4 +928,76 @@ hang_up_and_wait() {
 		BROWSE_AS="setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups" start_browse tree
 	wait_screen "by cached"
 	hang_up_and_wait
+}
+
+# Issue 31, item 9: a failed action leaves every figure as it was and says why.
+
+@test "--browse as nobody with a setcap copy: e on a file nobody may not open says why and changes no figure, in the listing and in the detail" {
+	require_browse
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	SOCK=$NOBODY_DIR/tmux.sock
+	mkdir -m 755 tree
+	local theirs=$'tree/the\eirs' shown='the\x1birs'
+	pcarrange write tree/mine $((4 * PAGE))
+	chmod 644 tree/mine
+	pcarrange write "$theirs" $((8 * PAGE))
+	chmod 600 "$theirs"
+	# the first 5 pages of theirs (each read alone: a large folio would
+	# hold the others too) and all of mine held (mlock: what the kernel
+	# pages out by itself cannot change a figure between two screens)
+	command -v vmtouch >/dev/null || skip "vmtouch is not installed (it holds the pages)"
+	pcarrange drop "$theirs"
+	pcarrange cache "$theirs" 0 5
+	vmtouch -q -l -p 0-$((5 * PAGE)) "$theirs" tree/mine &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(awk '/^VmLck:/ { print $2 }' "/proc/$HOLDER/status") == $((9 * PAGE / 1024)) ]] && break
+		sleep 0.05
+	done
+	pcarrange holds "$theirs" 0 5
+	pcarrange holds tree/mine 4
+	BROWSE_BIN=./pagestat-cap BROWSE_AS="setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups" \
+		start_browse tree
+	wait_screen "by cached"
+	wait_line "$shown" "^[^ ]+ [^ ]+ $((5 * PAGE / 1024))K "
+	local header line mine
+	header=$(screen | sed -n 2p)
+	line=$(line_of "$shown")
+	mine=$(line_of mine)
+	select_entry "$shown"
+	tm send-keys e
+	wait_screen "cached of tree/$shown? [y/n]"
+	tm send-keys y
+	wait_screen "cannot evict tree/$shown: Permission denied"
+	# every figure as it was: the file's line, the other's, the totals
+	assert_equal "$(line_of "$shown")" "$line"
+	assert_equal "$(line_of mine)" "$mine"
+	assert_equal "$(screen | sed -n 2p)" "$header"
+	assert_equal "$(names_shown)" "$shown mine"
+	# the same in the file's detail: the message, the same figures and map
+	tm send-keys Enter
+	wait_screen "pagestat --browse tree/$shown"
+	wait_screen "cached extents: 1"
+	local figures map
+	figures=$(screen | sed -n '3,10p')
+	map=$(screen | sed -n '/^segment map/{n;p}')
+	assert_equal "$map" "$(printf '█%.0s' {1..50})$(printf '·%.0s' {1..30})"
+	tm send-keys e
+	wait_screen "cached of tree/$shown? [y/n]"
+	tm send-keys y
+	wait_screen "cannot evict tree/$shown: Permission denied"
+	wait_screen "h/left/Backspace:back"
+	assert_equal "$(screen | sed -n '3,10p')" "$figures"
+	# back in the listing: still the same
+	tm send-keys h
+	wait_screen "by cached"
+	assert_equal "$(line_of "$shown")" "$line"
+	assert_equal "$(screen | sed -n 2p)" "$header"
+	pcarrange holds "$theirs" 0 5
+	pcarrange holds tree/mine 4
 }
