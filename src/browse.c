@@ -685,7 +685,9 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	if (b->system && row->type == ROW_CGROUP)
 		return; /* --system's cgroups: figures of the kernel's, no files */
 	if (b->acting) {
-		if (row->path && row->error && b->act_failed++ == 0) {
+		/* a warm stopped by q (ECANCELED) did not fail */
+		if (row->path && row->error && !(row->error == ECANCELED && b->warm_stop) &&
+		    b->act_failed++ == 0) {
 			b->act_error = row->error;
 			esc_terminal(b->act_name, sizeof b->act_name, row->path, row->path_len,
 				     b->utf8);
@@ -1300,7 +1302,7 @@ static void act(struct browser *b, uint32_t node, enum action action, bool in_de
 	if (b->act_failed && b->tree.nodes[node].kind == BN_FILE)
 		say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act_error));
 	else if (err)
-		say(b, "%s %s, but it cannot be measured after: %s", verb, name,
+		say(b, "%s of %s done, but it cannot be measured after: %s", verb, name,
 		    fail_strerror(err));
 	else if (stopped)
 		say(b, "%s of %s stopped (q or Escape): cached %s before, %s now%s", verb, name,
