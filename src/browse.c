@@ -7,6 +7,7 @@
 #include "browse.h"
 
 #include <curses.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,6 +45,112 @@
 #include <term.h>
 #undef columns
 #undef lines
+
+/*
+ * ncursesw and libtinfo are opened with dlopen(3) when --browse starts,
+ * never linked: loading them (and the terminal database's look-ups of
+ * their constructors) would slow every run on one file.  configure names
+ * the libraries (NCURSESW_SONAMES: of a program linked as pkg-config says,
+ * what it needs of ncurses and tinfo).  Every function and variable used
+ * here is one pointer of this table, with the type <curses.h> gives it;
+ * after curses_open each name is defined as the table's, so the header's
+ * macros (getch(), attron(), mvaddstr()...) expand to calls through it.  Variables
+ * (stdscr, LINES, COLS) are resolved as data: a pointer to each.
+ */
+#define CURSES_FUNCTIONS(X)                                                                 \
+	X(initscr) X(endwin) X(cbreak) X(noecho) X(keypad) X(set_escdelay) X(curs_set)     \
+	X(has_colors) X(start_color) X(use_default_colors) X(init_pair) X(nodelay)         \
+	X(wtimeout) X(wgetch) X(ungetch) X(werase) X(wclear) X(wrefresh) X(wmove)          \
+	X(wclrtoeol) X(wattr_on) X(wattr_off) X(whline) X(waddch) X(waddnstr)              \
+	X(waddnwstr) X(printw) X(mvprintw) X(tigetstr)
+#define CURSES_VARIABLES(X) X(stdscr) X(LINES) X(COLS)
+
+static struct {
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): name is a member's name there */
+#define POINTER(name) __typeof__(name) *name;
+	CURSES_FUNCTIONS(POINTER)
+	CURSES_VARIABLES(POINTER)
+#undef POINTER
+} curses;
+
+static const char *const curses_sonames[] = { NCURSESW_SONAMES };
+#define NSONAMES (sizeof curses_sonames / sizeof curses_sonames[0])
+
+struct curses_load {
+	char why[512]; /* why it could not be loaded, or "" */
+};
+
+/* A symbol of the libraries opened (each in the order configure gave). */
+static void *curses_symbol(void *const *handles, const char *name)
+{
+	for (size_t i = 0; i < NSONAMES; i++) {
+		void *p = dlsym(handles[i], name);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* The libraries opened and every name of the table resolved, with the
+ * user's rights (user_call: what a user names, LD_LIBRARY_PATH aside,
+ * which the loader ignores for a setcap program); 0, or -1 with why. */
+static int curses_open(void *arg)
+{
+	struct curses_load *l = arg;
+	void *handles[NSONAMES];
+	for (size_t i = 0; i < NSONAMES; i++) {
+		handles[i] = dlopen(curses_sonames[i], RTLD_NOW | RTLD_LOCAL);
+		if (!handles[i]) {
+			const char *err = dlerror();
+			snprintf(l->why, sizeof l->why, "%s", err ? err : curses_sonames[i]);
+			return -1;
+		}
+	}
+	/* NOLINTNEXTLINE(bugprone-macro-parentheses): name is a member's name */
+#define RESOLVE(name)                                                                      \
+	if (!((curses.name) = (__typeof__(curses.name))curses_symbol(handles, #name))) {   \
+		snprintf(l->why, sizeof l->why, "%s: no %s", curses_sonames[0], #name);    \
+		return -1;                                                                 \
+	}
+	CURSES_FUNCTIONS(RESOLVE)
+	CURSES_VARIABLES(RESOLVE)
+#undef RESOLVE
+	return 0; /* the libraries stay to the end */
+}
+
+/* from here on, each name is the table's */
+#define initscr (curses.initscr)
+#define endwin (curses.endwin)
+#define cbreak (curses.cbreak)
+#define noecho (curses.noecho)
+#define keypad (curses.keypad)
+#define set_escdelay (curses.set_escdelay)
+#define curs_set (curses.curs_set)
+#define has_colors (curses.has_colors)
+#define start_color (curses.start_color)
+#define use_default_colors (curses.use_default_colors)
+#define init_pair (curses.init_pair)
+#define nodelay (curses.nodelay)
+#define wtimeout (curses.wtimeout)
+#define wgetch (curses.wgetch)
+#define ungetch (curses.ungetch)
+#define werase (curses.werase)
+#define wclear (curses.wclear)
+#define wrefresh (curses.wrefresh)
+#define wmove (curses.wmove)
+#define wclrtoeol (curses.wclrtoeol)
+#define wattr_on (curses.wattr_on)
+#define wattr_off (curses.wattr_off)
+#define whline (curses.whline)
+#define waddch (curses.waddch)
+#define waddnstr (curses.waddnstr)
+#define waddnwstr (curses.waddnwstr)
+#define printw (curses.printw)
+#define mvprintw (curses.mvprintw)
+#define tigetstr (curses.tigetstr)
+#define stdscr (*curses.stdscr)
+#define LINES (*curses.LINES)
+#define COLS (*curses.COLS)
 
 /* i: seconds between two measures of the directory shown */
 #define REFRESH_SECONDS 2
@@ -1612,13 +1719,22 @@ static void browse_loop(struct browser *b)
 	}
 }
 
+static int start_curses(void *arg)
+{
+	(void)arg;
+	initscr(); /* which ends pagestat, said, where the terminal is unknown */
+	return 0;
+}
+
 static void start_screen(struct browser *b)
 {
 	if (tcgetattr(STDIN_FILENO, &saved_tty) == 0)
 		tty_saved = true;
 	/* a signal that ends pagestat ends it with the terminal given back */
 	signals_catch(false);
-	initscr();
+	/* the terminal's description read with the user's rights (TERMINFO
+	 * and ~/.terminfo name files of the user's choosing) */
+	(void)user_call(start_curses, NULL);
 	keep_cap("sgr0");
 	keep_cap("cnorm");
 	keep_cap("rmcup");
@@ -1655,6 +1771,13 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 		msg("--browse needs a terminal: standard %s is not one\n",
 		    isatty(STDOUT_FILENO) ? "input" : "output");
 		return STATUS_USAGE;
+	}
+	struct curses_load load = { .why = "" };
+	if (user_call(curses_open, &load) != 0) {
+		/* as --system without libmount: said, nothing walked, status 1 */
+		msg("--browse: cannot load the terminal library: %s\n",
+		    load.why[0] ? load.why : strerror(errno));
+		return STATUS_SOME_FAILED;
 	}
 	struct walk_config all = *cfg;
 	all.all = true;      /* a node for every file */

@@ -1001,3 +1001,39 @@ hang_up_and_wait() {
 	pcarrange holds "$theirs" 0 5
 	pcarrange holds tree/mine 4
 }
+
+# Issue 31, item 14: ncursesw opened by --browse alone.
+
+@test "--browse opens ncursesw itself; where it cannot be loaded: said, status 1, nothing walked; a run on a file is unaffected" {
+	require_browse
+	command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+	local soname lib
+	soname=$(sed -n 's/^#define NCURSESW_SONAMES "\([^"]*\)".*/\1/p' "$PAGESTAT_BUILDDIR/config.h")
+	[[ -n $soname ]] || skip "config.h names no NCURSESW_SONAMES"
+	make_tree
+	# the libraries configure named are in the browser's maps, loaded by it
+	start_browse t
+	wait_screen "by cached"
+	grep -q "/$soname" "/proc/$(cat "$BATS_TEST_TMPDIR/pid")/maps" ||
+		fail "$soname is not mapped by --browse"
+	tm kill-server
+	lib=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+	[[ -n $lib ]] || skip "$soname is not in ld.so's cache"
+	# pagestat in a mount namespace of its own, where the library is an
+	# empty file
+	cat >nocurses <<EOS
+#!/bin/sh
+exec unshare -m --propagation private sh -c 'mount --bind /dev/null "\$0" && exec "\$@"' \\
+	"$lib" "$PAGESTAT" "\$@"
+EOS
+	chmod +x nocurses
+	# (wide enough for the whole message on one line)
+	COLS_=200 BROWSE_BIN=$PWD/nocurses start_browse t
+	wait_screen "pagestat-exited-1"
+	screen | grep -F "pagestat: --browse: cannot load the terminal library: $lib: file too short"
+	# nothing walked: the message and the status are all there is
+	assert_equal "$(screen | grep -c .)" 2
+	run -0 --separate-stderr ./nocurses -J t/b-hot
+	assert_row t/b-hot cached=8
+	assert_equal "$stderr" ""
+}
