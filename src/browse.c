@@ -7,11 +7,13 @@
 #include "browse.h"
 
 #include <curses.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,112 @@
 #include <term.h>
 #undef columns
 #undef lines
+
+/*
+ * ncursesw and libtinfo are opened with dlopen(3) when --browse starts,
+ * never linked: loading them (and the terminal database's look-ups of
+ * their constructors) would slow every run on one file.  configure names
+ * the libraries (NCURSESW_SONAMES: of a program linked as pkg-config says,
+ * what it needs of ncurses and tinfo).  Every function and variable used
+ * here is one pointer of this table, with the type <curses.h> gives it;
+ * after curses_open each name is defined as the table's, so the header's
+ * macros (getch(), attron(), mvaddstr()...) expand to calls through it.  Variables
+ * (stdscr, LINES, COLS) are resolved as data: a pointer to each.
+ */
+#define CURSES_FUNCTIONS(X)                                                                 \
+	X(initscr) X(endwin) X(cbreak) X(noecho) X(keypad) X(set_escdelay) X(curs_set)     \
+	X(has_colors) X(start_color) X(use_default_colors) X(init_pair) X(nodelay)         \
+	X(wtimeout) X(wgetch) X(ungetch) X(werase) X(wclear) X(wrefresh) X(wmove)          \
+	X(wclrtoeol) X(wattr_on) X(wattr_off) X(whline) X(waddch) X(waddnstr)              \
+	X(waddnwstr) X(printw) X(mvprintw) X(tigetstr)
+#define CURSES_VARIABLES(X) X(stdscr) X(LINES) X(COLS)
+
+static struct {
+/* NOLINTNEXTLINE(bugprone-macro-parentheses): name is a member's name there */
+#define POINTER(name) __typeof__(name) *name;
+	CURSES_FUNCTIONS(POINTER)
+	CURSES_VARIABLES(POINTER)
+#undef POINTER
+} curses;
+
+static const char *const curses_sonames[] = { NCURSESW_SONAMES };
+#define NSONAMES (sizeof curses_sonames / sizeof curses_sonames[0])
+
+struct curses_load {
+	char why[512]; /* why it could not be loaded, or "" */
+};
+
+/* A symbol of the libraries opened (each in the order configure gave). */
+static void *curses_symbol(void *const *handles, const char *name)
+{
+	for (size_t i = 0; i < NSONAMES; i++) {
+		void *p = dlsym(handles[i], name);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* The libraries opened and every name of the table resolved, with the
+ * user's rights (user_call: what a user names, LD_LIBRARY_PATH aside,
+ * which the loader ignores for a setcap program); 0, or -1 with why. */
+static int curses_open(void *arg)
+{
+	struct curses_load *l = arg;
+	void *handles[NSONAMES];
+	for (size_t i = 0; i < NSONAMES; i++) {
+		handles[i] = dlopen(curses_sonames[i], RTLD_NOW | RTLD_LOCAL);
+		if (!handles[i]) {
+			const char *err = dlerror();
+			snprintf(l->why, sizeof l->why, "%s", err ? err : curses_sonames[i]);
+			return -1;
+		}
+	}
+	/* NOLINTNEXTLINE(bugprone-macro-parentheses): name is a member's name */
+#define RESOLVE(name)                                                                      \
+	if (!((curses.name) = (__typeof__(curses.name))curses_symbol(handles, #name))) {   \
+		snprintf(l->why, sizeof l->why, "%s: no %s", curses_sonames[0], #name);    \
+		return -1;                                                                 \
+	}
+	CURSES_FUNCTIONS(RESOLVE)
+	CURSES_VARIABLES(RESOLVE)
+#undef RESOLVE
+	return 0; /* the libraries stay to the end */
+}
+
+/* from here on, each name is the table's */
+#define initscr (curses.initscr)
+#define endwin (curses.endwin)
+#define cbreak (curses.cbreak)
+#define noecho (curses.noecho)
+#define keypad (curses.keypad)
+#define set_escdelay (curses.set_escdelay)
+#define curs_set (curses.curs_set)
+#define has_colors (curses.has_colors)
+#define start_color (curses.start_color)
+#define use_default_colors (curses.use_default_colors)
+#define init_pair (curses.init_pair)
+#define nodelay (curses.nodelay)
+#define wtimeout (curses.wtimeout)
+#define wgetch (curses.wgetch)
+#define ungetch (curses.ungetch)
+#define werase (curses.werase)
+#define wclear (curses.wclear)
+#define wrefresh (curses.wrefresh)
+#define wmove (curses.wmove)
+#define wclrtoeol (curses.wclrtoeol)
+#define wattr_on (curses.wattr_on)
+#define wattr_off (curses.wattr_off)
+#define whline (curses.whline)
+#define waddch (curses.waddch)
+#define waddnstr (curses.waddnstr)
+#define waddnwstr (curses.waddnwstr)
+#define printw (curses.printw)
+#define mvprintw (curses.mvprintw)
+#define tigetstr (curses.tigetstr)
+#define stdscr (*curses.stdscr)
+#define LINES (*curses.LINES)
+#define COLS (*curses.COLS)
 
 /* i: seconds between two measures of the directory shown */
 #define REFRESH_SECONDS 2
@@ -104,6 +212,14 @@ struct browser {
 	bool scanning, quit, remeasuring, want_detail;
 	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
 	bool evicting;           /* e under way (warm_stop: asked to stop too) */
+	bool tty_gone;           /* the terminal went away: the browser ends (quit) */
+	/* e and w under way: the rows change no figure (measured after);
+	 * those that failed counted, the first's escaped name and error kept */
+	bool acting;
+	uint32_t detail_node; /* the file whose detail is shown, or BNODE_NONE */
+	uint64_t act_failed;
+	int act_error;
+	char act_name[4096];
 	char status[4400];
 };
 
@@ -585,13 +701,50 @@ static void draw_listing(struct browser *b)
 	refresh();
 }
 
+/* Has the terminal gone away (hung up, closed, at its end)?  Asked when
+ * getch gave ERR, which it also gives for no key yet (nodelay, timeout). */
+static bool terminal_gone(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	int n = poll(&p, 1, 0);
+	if (n < 0)
+		return errno != EINTR && errno != EAGAIN && errno != ENOMEM;
+	return n > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* The next key (getch), or ERR when there is none yet.  A terminal that
+ * went away (its window closed, the session killed: the read gives end
+ * of file or EIO, for ever) ends the browser: b->quit and b->tty_gone are
+ * set, and ERR returned, never a loop on it. */
+static int next_key(struct browser *b)
+{
+	int ch = getch();
+	if (ch != ERR || b->tty_gone)
+		return ch;
+	bool gone = terminal_gone();
+	if (!gone) {
+		/* input to read, yet no key: a read of nothing (end of file)
+		 * or an error, unless a key came just after the ERR */
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+			ch = getch(); /* does not wait: there is input */
+			gone = ch == ERR;
+		}
+	}
+	if (gone) {
+		b->tty_gone = b->quit = true;
+		b->warm_stop = true; /* a warm or an evict under way stops too */
+	}
+	return ch;
+}
+
 /* Polled while a walk goes on: q stops it (and pagestat); other keys
  * wait.  A resize redraws. */
 static void poll_keys(struct browser *b)
 {
 	int kept[32], ch;
 	size_t n = 0;
-	while ((ch = getch()) != ERR) {
+	while ((ch = next_key(b)) != ERR) {
 		if ((b->warming || b->evicting) && (ch == 'q' || ch == 'Q' || ch == 27))
 			b->warm_stop = true; /* the warm or evict stops, not pagestat */
 		else if (ch == 'q' || ch == 'Q')
@@ -638,7 +791,15 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	struct browser *b = sink->state;
 	if (b->system && row->type == ROW_CGROUP)
 		return; /* --system's cgroups: figures of the kernel's, no files */
-	if (b->remeasuring) {
+	if (b->acting) {
+		/* a warm stopped by q (ECANCELED) did not fail */
+		if (row->path && row->error && !(row->error == ECANCELED && b->warm_stop) &&
+		    b->act_failed++ == 0) {
+			b->act_error = row->error;
+			esc_terminal(b->act_name, sizeof b->act_name, row->path, row->path_len,
+				     b->utf8);
+		}
+	} else if (b->remeasuring) {
 		remeasured(b, row);
 	} else {
 		btree_row(&b->tree, row);
@@ -1114,16 +1275,29 @@ static void rewalk_dir(struct browser *b)
 	make_list(b);
 }
 
+static void draw_detail(struct browser *b, uint32_t node);
+
+/* The listing, or the detail shown. */
+static void draw_shown(struct browser *b)
+{
+	if (b->detail_node != BNODE_NONE)
+		draw_detail(b, b->detail_node);
+	else
+		draw_listing(b);
+}
+
 static bool ask(struct browser *b, const char *question)
 {
 	say(b, "%s [y/n]", question);
-	draw_listing(b);
+	draw_shown(b);
 	for (;;) {
-		int ch = getch();
+		int ch = next_key(b);
+		if (b->quit)
+			return false;
 		if (ch == 'y' || ch == 'Y')
 			return true;
 		if (ch == KEY_RESIZE) {
-			draw_listing(b);
+			draw_shown(b);
 			continue;
 		}
 		if (ch != ERR)
@@ -1133,8 +1307,37 @@ static bool ask(struct browser *b, const char *question)
 	return false;
 }
 
-/* e and w: the selected entry, after a question that says how much. */
-static void act(struct browser *b, uint32_t node, enum action action)
+/* e and w: req's action on node's files (its path walked, or a group's
+ * files by their paths), the tree left as it is: the caller measures
+ * after what the files hold, so that one the action could not open (the
+ * user may not) keeps its figures.  The rows that failed are counted. */
+static void act_walk(struct browser *b, uint32_t node, const struct file_request *req)
+{
+	b->acting = true;
+	b->act_failed = 0;
+	b->act_error = 0;
+	b->act_name[0] = 0;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	if (b->tree.nodes[node].kind == BN_GROUP) {
+		measure_files(b, node, NULL, 0, req);
+	} else {
+		btree_path(&b->tree, node, &b->path);
+		char *path = xstrdup(b->path.data);
+		char *operands[2] = { path, NULL };
+		struct walk_config cfg = walk_cfg(b->system ? &b->fs_cfg : b->cfg, req);
+		struct sink sink = walk_sink(b);
+		struct walk_result result = { 0 };
+		walk_run(&cfg, operands, &sink, &result);
+		free(path);
+	}
+	b->acting = false;
+}
+
+static bool measure_detail(struct browser *b, uint32_t node, const struct file_request *base);
+
+/* e and w: the selected entry, after a question that says how much; in a
+ * file's detail (in_detail), measured after as the detail is. */
+static void act(struct browser *b, uint32_t node, enum action action, bool in_detail)
 {
 	const struct bnode *n = &b->tree.nodes[node];
 	btree_path(&b->tree, node, &b->path);
@@ -1181,36 +1384,38 @@ static void act(struct browser *b, uint32_t node, enum action action)
 	} else {
 		b->evicting = true; /* stopped between two files */
 	}
-	bool done = walk_again(b, node, &req);
+	act_walk(b, node, &req);
 	action_chunk_hook = NULL;
 	warm_browser = NULL;
 	b->warming = b->evicting = false;
-	if (done && b->warm_stop) {
-		/* what the warm read or the evict dropped before it stopped:
-		 * measured again */
-		b->warm_stop = false;
-		if (walk_again(b, node, b->cfg->req)) {
-			char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
-			human(was, bytes_of(b, before));
-			human(now, bytes_of(b, b->tree.nodes[node].cached));
-			say(b, "%s of %s stopped (q or Escape): cached %s before, %s now",
-			    action == ACTION_EVICT ? "evict" : "warm", name, was, now);
-			make_list(b);
-		}
+	bool stopped = b->warm_stop;
+	b->warm_stop = false;
+	if (b->quit)
 		return;
-	}
-	if (!done)
-		return;
+	/* what the files hold now, measured as r does: a file the action
+	 * could not open is as it was, and keeps its figures and its line */
+	if (!(in_detail ? measure_detail(b, node, b->cfg->req)
+			: walk_again(b, node, b->cfg->req)))
+		return; /* gone (said), or q */
 	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
-	int err = b->tree.nodes[node].error;
-	char was[FMT_BUFSIZE], now[FMT_BUFSIZE];
+	char was[FMT_BUFSIZE], now[FMT_BUFSIZE], failed[4400] = "";
 	human(was, bytes_of(b, before));
 	human(now, bytes_of(b, b->tree.nodes[node].cached));
-	if (err)
-		say(b, "cannot %s %s: %s", verb, name, fail_strerror(err));
-	else if (b->errors)
-		say(b, "%sed %s: cached %s before, %s now; %" PRIu64 " could not be %sed: their "
-		    "lines say why", verb, name, was, now, b->errors, verb);
+	int err = b->tree.nodes[node].error;
+	if (b->act_failed)
+		snprintf(failed, sizeof failed, "; %" PRIu64 " could not be %sed: %s: %s%s",
+			 b->act_failed, verb, b->act_name, fail_strerror(b->act_error),
+			 b->act_failed > 1 ? ", and others" : "");
+	if (b->act_failed && b->tree.nodes[node].kind == BN_FILE)
+		say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act_error));
+	else if (err)
+		say(b, "%s of %s done, but it cannot be measured after: %s", verb, name,
+		    fail_strerror(err));
+	else if (stopped)
+		say(b, "%s of %s stopped (q or Escape): cached %s before, %s now%s", verb, name,
+		    was, now, failed);
+	else if (b->act_failed)
+		say(b, "%sed %s: cached %s before, %s now%s", verb, name, was, now, failed);
 	else if (action == ACTION_EVICT && dirty_before && b->tree.nodes[node].cached)
 		say(b, "evicted %s: cached %s before, %s now: the kernel drops clean pages only, "
 		    "and dirty ones were being written back (e again once written, or run sync)",
@@ -1250,7 +1455,7 @@ static void draw_help(struct browser *b)
 	for (size_t i = 0; i < sizeof lines / sizeof lines[0] && (int)i < LINES; i++)
 		mvaddnstr((int)i, 0, lines[i], COLS);
 	refresh();
-	while (getch() == KEY_RESIZE)
+	while (next_key(b) == KEY_RESIZE)
 		draw_help(b);
 }
 
@@ -1316,7 +1521,7 @@ static void draw_detail(struct browser *b, uint32_t node)
 	refresh();
 }
 
-static void measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
+static bool measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
 {
 	struct file_request req = *base;
 	/* a part a column, but no part smaller than a page: each column
@@ -1328,8 +1533,9 @@ static void measure_detail(struct browser *b, uint32_t node, const struct file_r
 	req.measure.extents = EXTENTS_CACHED;
 	b->want_detail = true;
 	b->nsegments = b->nextents = b->extents_all = 0;
-	walk_again(b, node, &req);
+	bool ok = walk_again(b, node, &req);
 	b->want_detail = false;
+	return ok;
 }
 
 /* The detail view until the user leaves it; false: q. */
@@ -1337,14 +1543,18 @@ static bool detail(struct browser *b, uint32_t node)
 {
 	b->status[0] = 0;
 	measure_detail(b, node, b->cfg->req);
+	b->detail_node = node;
 	for (;;) {
-		if (b->quit)
+		if (b->quit) {
+			b->detail_node = BNODE_NONE;
 			return false;
+		}
 		draw_detail(b, node);
-		int ch = getch();
+		int ch = next_key(b);
 		switch (ch) {
 		case 'q':
 		case 'Q':
+			b->detail_node = BNODE_NONE;
 			return false;
 		case 'h':
 		case KEY_LEFT:
@@ -1352,14 +1562,14 @@ static bool detail(struct browser *b, uint32_t node)
 		case 127:
 		case 8:
 		case 27:
+			b->detail_node = BNODE_NONE;
 			return true;
 		case 'r':
 			measure_detail(b, node, b->cfg->req);
 			break;
 		case 'e':
 		case 'w':
-			act(b, node, ch == 'e' ? ACTION_EVICT : ACTION_WARM);
-			measure_detail(b, node, b->cfg->req);
+			act(b, node, ch == 'e' ? ACTION_EVICT : ACTION_WARM, true);
 			break;
 		default:
 			break;
@@ -1401,8 +1611,10 @@ static void browse_loop(struct browser *b)
 			return;
 		draw_listing(b);
 		timeout(b->interval ? 200 : -1);
-		int ch = getch();
+		int ch = next_key(b);
 		timeout(-1);
+		if (b->quit)
+			return;
 		if (b->interval) {
 			struct timespec now;
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -1493,7 +1705,7 @@ static void browse_loop(struct browser *b)
 		case 'e':
 		case 'w':
 			if (sel != BNODE_NONE && !b->tree.nodes[sel].error)
-				act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM);
+				act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM, false);
 			break;
 		case '?':
 			draw_help(b);
@@ -1507,13 +1719,22 @@ static void browse_loop(struct browser *b)
 	}
 }
 
+static int start_curses(void *arg)
+{
+	(void)arg;
+	initscr(); /* which ends pagestat, said, where the terminal is unknown */
+	return 0;
+}
+
 static void start_screen(struct browser *b)
 {
 	if (tcgetattr(STDIN_FILENO, &saved_tty) == 0)
 		tty_saved = true;
 	/* a signal that ends pagestat ends it with the terminal given back */
 	signals_catch(false);
-	initscr();
+	/* the terminal's description read with the user's rights (TERMINFO
+	 * and ~/.terminfo name files of the user's choosing) */
+	(void)user_call(start_curses, NULL);
 	keep_cap("sgr0");
 	keep_cap("cnorm");
 	keep_cap("rmcup");
@@ -1551,6 +1772,13 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 		    isatty(STDOUT_FILENO) ? "input" : "output");
 		return STATUS_USAGE;
 	}
+	struct curses_load load = { .why = "" };
+	if (user_call(curses_open, &load) != 0) {
+		/* as --system without libmount: said, nothing walked, status 1 */
+		msg("--browse: cannot load the terminal library: %s\n",
+		    load.why[0] ? load.why : strerror(errno));
+		return STATUS_SOME_FAILED;
+	}
 	struct walk_config all = *cfg;
 	all.all = true;      /* a node for every file */
 	all.max_depth = LONG_MAX; /* a node for every directory too */
@@ -1566,6 +1794,7 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 		.utf8 = esc_locale_is_utf8(),
 		.scanning = true,
 		.keep_name = UINT32_MAX,
+		.detail_node = BNODE_NONE,
 	};
 	btree_init(&b.tree);
 	start_screen(&b);
@@ -1613,5 +1842,13 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 	free(b.segments);
 	free(b.extents);
 	sb_free(&b.path);
+	if (b.tty_gone) {
+		/* ended as a hang-up signal ends pagestat (signals.c): by
+		 * SIGHUP; where it is ignored (nohup), status 3: the screen, its
+		 * output, could not be shown */
+		msg("--browse: the terminal went away (hang-up or end of input)\n");
+		(void)raise(SIGHUP);
+		return STATUS_FATAL;
+	}
 	return result.errors ? STATUS_SOME_FAILED : STATUS_OK;
 }

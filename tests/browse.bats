@@ -39,18 +39,20 @@ require_browse() {
 tm() { tmux -S "$SOCK" "$@"; }
 
 # pagestat --browse ARGS in a detached tmux window of COLS x ROWS (80x24)
-# with LANG (C.UTF-8); the shell then says how pagestat ended, and
-# $BATS_TEST_TMPDIR/pid holds pagestat's process id.  BROWSE_BIN: another
-# pagestat; BROWSE_AS: the words of a command that runs it (setpriv).
+# with LANG (C.UTF-8); the shell then says how pagestat ended (and writes
+# it to $BATS_TEST_TMPDIR/status), and $BATS_TEST_TMPDIR/pid holds
+# pagestat's process id.  BROWSE_BIN: another pagestat; BROWSE_AS: the
+# words of a command that runs it (setpriv); BROWSE_SHELL: what the shell
+# does first (a trap), BROWSE_THEN: last (sleep 600).
 start_browse() {
 	rearrange || return
 	local cmd arg
-	cmd="sh -c 'echo \$\$ >$BATS_TEST_TMPDIR/pid; exec \"\$0\" \"\$@\"' ${BROWSE_AS-}"
+	cmd="${BROWSE_SHELL-} sh -c 'echo \$\$ >$BATS_TEST_TMPDIR/pid; exec \"\$0\" \"\$@\"' ${BROWSE_AS-}"
 	cmd+=" $(printf %q "${BROWSE_BIN:-$PAGESTAT}") --browse"
 	for arg in "$@"; do
 		cmd+=" $(printf %q "$arg")"
 	done
-	cmd+="; echo pagestat-exited-\$?; sleep 600"
+	cmd+="; st=\$?; echo \$st >$BATS_TEST_TMPDIR/status; echo pagestat-exited-\$st; ${BROWSE_THEN:-sleep 600}"
 	tm -f /dev/null new-session -d -x "${COLS_:-80}" -y "${ROWS_:-24}" \
 		env LANG="${LANG_:-C.UTF-8}" LC_ALL= TERM=tmux-256color ${NO_COLOR_:+NO_COLOR=1} \
 		bash -c "$cmd"
@@ -120,7 +122,7 @@ wait_line() {
 # The listing's line of NAME, without its bar: "NAME SIZE CACHED PCT DIRTY EVICTED".
 line_of() {
 	screen | sed -n '4,$p' | sed 's/\[[^]]*\]//; s/^[-+*]/ /' |
-		awk -v n="$1" '$1 == n { $1 = $1; print }'
+		LINE_NAME=$1 awk '$1 == ENVIRON["LINE_NAME"] { $1 = $1; print }'
 }
 
 # The names of the listing, in screen order.
@@ -861,4 +863,185 @@ remove_browse_cgroup() {
 	run -2 --separate-stderr "$PAGESTAT" --browse .
 	assert_output ""
 	assert_equal "$stderr" "pagestat: --browse: this pagestat was built without ncursesw (Debian: libncurses-dev, then configure again)"
+}
+
+# Issue 31, item 8: a terminal that goes away ends the browser.
+
+# CPU ticks (utime + stime) of process PID, or nothing when it is gone.
+cpu_ticks() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# Kills the tmux session that runs pagestat (its terminal goes away, as
+# when a window is closed), then waits 5 s at most for pagestat to end;
+# one still there fails, with the CPU it spent in 2 s then.
+hang_up_and_wait() {
+	local pid i t0 t1
+	pid=$(cat "$BATS_TEST_TMPDIR/pid")
+	[[ -d /proc/$pid ]] || fail "pagestat ($pid) was not running before the hang-up"
+	tm kill-session
+	for ((i = 0; i < 100; i++)); do
+		[[ -d /proc/$pid ]] || break
+		sleep 0.05
+	done
+	if [[ -d /proc/$pid ]]; then
+		t0=$(cpu_ticks "$pid")
+		sleep 2
+		t1=$(cpu_ticks "$pid")
+		kill -9 "$pid" 2>/dev/null
+		fail "pagestat ($pid) still runs 5 s after its terminal went away; CPU ticks in 2 s: $((t1 - t0)) of $((2 * $(getconf CLK_TCK)))"
+	fi
+	# the shell (which traps SIGHUP and goes on) wrote how pagestat ended
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $BATS_TEST_TMPDIR/status ]] && break
+		sleep 0.05
+	done
+	# as a hang-up's SIGHUP ends pagestat: by the signal (128 + 1)
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/status")" 129
+}
+
+@test "--browse ends, by SIGHUP, when its terminal goes away (tmux kill-session): in the listing, a question, the detail, the help" {
+	require_browse
+	make_tree
+	local keys
+	# what is on the screen when the session is killed: the listing, a
+	# question of e, a file's detail, the help
+	for keys in "" "j e" "j j Enter" "?"; do
+		rm -f "$BATS_TEST_TMPDIR/status"
+		BROWSE_SHELL="trap : HUP;" BROWSE_THEN=exit start_browse t
+		wait_screen "by cached"
+		case $keys in
+		"j e") tm send-keys j e; wait_screen "[y/n]" ;;
+		"j j Enter") tm send-keys j j Enter; wait_screen "segment map" ;;
+		"?") tm send-keys "?"; wait_screen "any key goes back" ;;
+		esac
+		hang_up_and_wait
+	done
+	# the file is as it was: nothing evicted by the question left open
+	pcarrange holds t/b-hot 8
+}
+
+@test "--browse as nobody with a setcap copy ends when its terminal goes away" {
+	require_browse
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	SOCK=$NOBODY_DIR/tmux.sock
+	mkdir -m 755 tree
+	pcarrange write tree/theirs $((4 * PAGE))
+	chmod 600 tree/theirs
+	BROWSE_SHELL="trap : HUP;" BROWSE_THEN=exit BROWSE_BIN=./pagestat-cap \
+		BROWSE_AS="setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups" start_browse tree
+	wait_screen "by cached"
+	hang_up_and_wait
+}
+
+# Issue 31, item 9: a failed action leaves every figure as it was and says why.
+
+@test "--browse as nobody with a setcap copy: e on a file nobody may not open says why and changes no figure, in the listing and in the detail" {
+	require_browse
+	enter_nobody_dir
+	command -v setcap >/dev/null || skip "setcap (libcap2-bin) is not installed"
+	cp pagestat pagestat-cap
+	setcap cap_dac_read_search,cap_fowner+ep pagestat-cap ||
+		skip "setcap failed: this file system keeps no file capabilities"
+	SOCK=$NOBODY_DIR/tmux.sock
+	mkdir -m 755 tree
+	local theirs=$'tree/the\eirs' shown='the\x1birs'
+	pcarrange write tree/mine $((4 * PAGE))
+	chmod 644 tree/mine
+	pcarrange write "$theirs" $((8 * PAGE))
+	chmod 600 "$theirs"
+	# the first 5 pages of theirs (each read alone: a large folio would
+	# hold the others too) and all of mine held (mlock: what the kernel
+	# pages out by itself cannot change a figure between two screens)
+	command -v vmtouch >/dev/null || skip "vmtouch is not installed (it holds the pages)"
+	pcarrange drop "$theirs"
+	pcarrange cache "$theirs" 0 5
+	vmtouch -q -l -p 0-$((5 * PAGE)) "$theirs" tree/mine &
+	HOLDER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(awk '/^VmLck:/ { print $2 }' "/proc/$HOLDER/status") == $((9 * PAGE / 1024)) ]] && break
+		sleep 0.05
+	done
+	pcarrange holds "$theirs" 0 5
+	pcarrange holds tree/mine 4
+	BROWSE_BIN=./pagestat-cap BROWSE_AS="setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups" \
+		start_browse tree
+	wait_screen "by cached"
+	wait_line "$shown" "^[^ ]+ [^ ]+ $((5 * PAGE / 1024))K "
+	local header line mine
+	header=$(screen | sed -n 2p)
+	line=$(line_of "$shown")
+	mine=$(line_of mine)
+	select_entry "$shown"
+	tm send-keys e
+	wait_screen "cached of tree/$shown? [y/n]"
+	tm send-keys y
+	wait_screen "cannot evict tree/$shown: Permission denied"
+	# every figure as it was: the file's line, the other's, the totals
+	assert_equal "$(line_of "$shown")" "$line"
+	assert_equal "$(line_of mine)" "$mine"
+	assert_equal "$(screen | sed -n 2p)" "$header"
+	assert_equal "$(names_shown)" "$shown mine"
+	# the same in the file's detail: the message, the same figures and map
+	tm send-keys Enter
+	wait_screen "pagestat --browse tree/$shown"
+	wait_screen "cached extents: 1"
+	local figures map
+	figures=$(screen | sed -n '3,10p')
+	map=$(screen | sed -n '/^segment map/{n;p}')
+	assert_equal "$map" "$(printf '█%.0s' {1..50})$(printf '·%.0s' {1..30})"
+	tm send-keys e
+	wait_screen "cached of tree/$shown? [y/n]"
+	tm send-keys y
+	wait_screen "cannot evict tree/$shown: Permission denied"
+	wait_screen "h/left/Backspace:back"
+	assert_equal "$(screen | sed -n '3,10p')" "$figures"
+	# back in the listing: still the same
+	tm send-keys h
+	wait_screen "by cached"
+	assert_equal "$(line_of "$shown")" "$line"
+	assert_equal "$(screen | sed -n 2p)" "$header"
+	pcarrange holds "$theirs" 0 5
+	pcarrange holds tree/mine 4
+}
+
+# Issue 31, item 14: ncursesw opened by --browse alone.
+
+@test "--browse opens ncursesw itself; where it cannot be loaded: said, status 1, nothing walked; a run on a file is unaffected" {
+	require_browse
+	command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+	local soname lib
+	soname=$(sed -n 's/^#define NCURSESW_SONAMES "\([^"]*\)".*/\1/p' "$PAGESTAT_BUILDDIR/config.h")
+	[[ -n $soname ]] || skip "config.h names no NCURSESW_SONAMES"
+	make_tree
+	# the libraries configure named are in the browser's maps, loaded by it
+	start_browse t
+	wait_screen "by cached"
+	grep -q "/$soname" "/proc/$(cat "$BATS_TEST_TMPDIR/pid")/maps" ||
+		fail "$soname is not mapped by --browse"
+	tm kill-server
+	lib=$(ldconfig -p | awk -v s="$soname" '$1 == s { print $NF; exit }')
+	[[ -n $lib ]] || skip "$soname is not in ld.so's cache"
+	# pagestat in a mount namespace of its own, where the library is an
+	# empty file
+	cat >nocurses <<EOS
+#!/bin/sh
+exec unshare -m --propagation private sh -c 'mount --bind /dev/null "\$0" && exec "\$@"' \\
+	"$lib" "$PAGESTAT" "\$@"
+EOS
+	chmod +x nocurses
+	# (wide enough for the whole message on one line)
+	COLS_=200 BROWSE_BIN=$PWD/nocurses start_browse t
+	wait_screen "pagestat-exited-1"
+	screen | grep -F "pagestat: --browse: cannot load the terminal library: $lib: file too short"
+	# nothing walked: the message and the status are all there is
+	assert_equal "$(screen | grep -c .)" 2
+	run -0 --separate-stderr ./nocurses -J t/b-hot
+	assert_row t/b-hot cached=8
+	assert_equal "$stderr" ""
 }

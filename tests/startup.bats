@@ -125,3 +125,21 @@ opened() {
 	run -0 jq -r '.rows[] | select(.path == "/") | .type' out
 	assert_output filesystem
 }
+
+# Issue 31, item 14: ncursesw is loaded by --browse alone.
+
+@test "ncursesw and libtinfo: not dependencies of the binary, not loaded by a run on a file" {
+	command -v readelf >/dev/null || skip "readelf (binutils) is not installed"
+	run -0 readelf -d "$PAGESTAT"
+	refute_output --partial "ncurses"
+	refute_output --partial "tinfo"
+	# a file of the test's own, which a user may inspect too (Linux 6.14)
+	make_cached plain 16
+	local format
+	for format in table json; do
+		traced "$PAGESTAT" --format=$format plain
+		assert_equal "$(opened 'ncurses|tinfo|terminfo')" ""
+	done
+	run -0 "$PAGESTAT" -J plain
+	assert_row plain cached=16 files=1
+}
