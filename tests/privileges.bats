@@ -786,6 +786,7 @@ code_matching() {
 		run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -o path --sort="$key" --top=3 private/d
 		assert_equal "--top: $(row_paths)" "--top: $(cut -d ' ' -f 1-3 <<<"$walk")"
 	done
+}
 
 # ---- issue 31, item 3: regular files of pseudo file systems -------------
 # tracefs's trace and trace_pipe are regular files (0640 root, in a 0700
