@@ -851,11 +851,13 @@ watch_opens() {
 	assert_equal "$(head -n 1 watch.out)" ready
 }
 
-# The opens openwatch counted, the watch stopped.
+# The opens openwatch counted, in $opens, the watch stopped (in this
+# shell: a command substitution's subshell cannot wait for the watcher,
+# and would read watch.out before the counts are written).
 watched_opens() {
 	kill -TERM "$WATCHER" && wait "$WATCHER" || true
 	WATCHER=
-	sed 1d watch.out | tr '\n' ' '
+	opens=$(sed 1d watch.out | tr '\n' ' ')
 }
 
 # Runs root's pagestat with ARGS in a mount namespace where FAKE is
@@ -890,7 +892,9 @@ run_with_proc() {
 	local nr= writer=released
 	read -r nr _ 2>/dev/null </proc/"$WRITER"/syscall || true
 	[[ $nr != 257 && $nr != 2 ]] || writer="blocked in open"
-	assert_equal "writer $writer; opens: $(watched_opens)" "writer blocked in open; opens: 0 theirs/fifo "
+	local opens
+	watched_opens
+	assert_equal "writer $writer; opens: $opens" "writer blocked in open; opens: 0 theirs/fifo "
 	kill "$WRITER" && wait "$WRITER" || true
 	WRITER=
 
@@ -925,7 +929,8 @@ run_with_proc() {
 	# the watch works: root's own open is counted, and no other
 	exec 4<>theirs/fifo
 	exec 4<&-
-	assert_equal "opens: $(watched_opens)" "opens: 1 theirs/fifo "
+	watched_opens
+	assert_equal "opens: $opens" "opens: 1 theirs/fifo "
 	# and with /proc as it is, the file is measured
 	run -0 --separate-stderr "$PAGESTAT" -J data/c
 	assert_row data/c type=file cached=2
