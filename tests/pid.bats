@@ -200,6 +200,7 @@ start_holder() {
 	run -0 --separate-stderr pagestat -J -o path,pages,cached --pid "$pid"
 	assert_row "$PWD/held" pages=5 cached=3
 	# and an action through it
+	release_holds "the evict drops the arranged pages"
 	run -0 --separate-stderr pagestat -J -o path,cached --evict "/proc/$pid/fd/3"
 	assert_row "/proc/$pid/fd/3" cached=0
 }
