@@ -880,6 +880,7 @@ watch_count() {
 }
 
 @test "following: 4,100 new directories with a file each make at most 4096 inotify watches, said once; their files are locked" {
+	need_memlock $((4101 * PAGE))
 	mkdir w
 	pcarrange write w/f0 "$PAGE"
 	start_lock "$PAGESTAT" --lock w
