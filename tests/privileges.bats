@@ -60,6 +60,27 @@ assert_victim_untouched() {
 	assert_equal "$(ls -A sticky)" victim
 }
 
+# Starts openwatch on FILE (WATCHER), ready.
+watch_opens() {
+	"$OPENWATCH" "$@" >watch.out 3>&- &
+	WATCHER=$!
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(head -n 1 watch.out) == ready ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(head -n 1 watch.out)" ready
+}
+
+# The opens openwatch counted, in $opens, the watch stopped (in this
+# shell: a command substitution's subshell cannot wait for the watcher,
+# and would read watch.out before the counts are written).
+watched_opens() {
+	kill -TERM "$WATCHER" && wait "$WATCHER" || true
+	WATCHER=
+	opens=$(sed 1d watch.out | tr '\n' ' ')
+}
+
 @test "what a setcap install shows nobody: the names and cache state of a file it cannot read, never its bytes" {
 	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a --output-all private secret
 	refute_secret
@@ -329,7 +350,7 @@ assert_cache() {
 	pcarrange holds "$path" "$@" && return 0
 	stat=$(pcarrange stat "$path")
 	if [[ $# -eq 1 && $1 =~ ^[0-9]+$ ]] && ((${stat%% *} > 0 && ${stat%% *} < $1)); then
-		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+		mark_disturbed "$path: ${stat%% *} pages cached where $1 were (the machine paged some out)"
 	fi
 	fail "$path: wanted cached: $*; cachestat: $stat"
 }
@@ -517,14 +538,7 @@ race_targets() {
 	# blocked in open(2) until a reader opens the FIFO
 	(exec 3>rootonly/fifo && echo released >&3) &
 	WRITER=$!
-	"$OPENWATCH" rootonly/fifo "$DEVICE" >watch.out 3>&- &
-	WATCHER=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ $(head -n 1 watch.out) == ready ]] && break
-		sleep 0.05
-	done
-	assert_equal "$(head -n 1 watch.out)" ready
+	watch_opens rootonly/fifo "$DEVICE"
 	# nobody's own directory, where nobody swaps names
 	mkdir attack
 	chown "$NOBODY:$NOBODY" attack
@@ -583,9 +597,9 @@ race_end() {
 	exec 4<&-
 	exec 4<>rootonly/fifo
 	exec 4<&-
-	kill -TERM "$WATCHER" && wait "$WATCHER" || true
-	WATCHER=
-	assert_equal "writer $writer; opens: $(sed 1d watch.out | tr '\n' ' ')" \
+	local opens
+	watched_opens
+	assert_equal "writer $writer; opens: $opens" \
 		"writer blocked in open; opens: 1 rootonly/fifo 1 $DEVICE "
 }
 
@@ -800,14 +814,7 @@ code_matching() {
 	mount -t tracefs nodev tracing 2>/dev/null || skip "tracefs cannot be mounted here"
 	on_teardown unmount "$PWD/tracing"
 	[[ -f tracing/trace && -f tracing/trace_pipe ]] || skip "this tracefs has no trace or trace_pipe"
-	"$OPENWATCH" tracing/trace tracing/trace_pipe >watch.out 3>&- &
-	WATCHER=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ $(head -n 1 watch.out) == ready ]] && break
-		sleep 0.05
-	done
-	assert_equal "$(head -n 1 watch.out)" ready
+	watch_opens tracing/trace tracing/trace_pipe
 	run -1 --separate-stderr as_nobody ./pagestat-cap -a -J --exclude=events \
 		--exclude=instances --exclude=per_cpu tracing
 	assert_row tracing/trace type=file errno=EOPNOTSUPP \
@@ -822,9 +829,9 @@ code_matching() {
 	exec 4<&-
 	exec 4<tracing/trace_pipe
 	exec 4<&-
-	kill -TERM "$WATCHER" && wait "$WATCHER" || true
-	WATCHER=
-	assert_equal "opens: $(sed 1d watch.out | tr '\n' ' ')" \
+	local opens
+	watched_opens
+	assert_equal "opens: $opens" \
 		"opens: 1 tracing/trace 1 tracing/trace_pipe "
 	# root's own pagestat still measures a procfs file (no capability is
 	# borrowed: root's choice, as tests/method.bats shows for /proc/version)
@@ -838,27 +845,6 @@ code_matching() {
 # /proc/thread-self/fd/N must never land on that user's FIFO: neither
 # through a directory of theirs, nor through a real procfs's directory of
 # their own process, which holds the FIFO on every descriptor number.
-
-# Starts openwatch on FILE (WATCHER), ready.
-watch_opens() {
-	"$OPENWATCH" "$@" >watch.out 3>&- &
-	WATCHER=$!
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ $(head -n 1 watch.out) == ready ]] && break
-		sleep 0.05
-	done
-	assert_equal "$(head -n 1 watch.out)" ready
-}
-
-# The opens openwatch counted, in $opens, the watch stopped (in this
-# shell: a command substitution's subshell cannot wait for the watcher,
-# and would read watch.out before the counts are written).
-watched_opens() {
-	kill -TERM "$WATCHER" && wait "$WATCHER" || true
-	WATCHER=
-	opens=$(sed 1d watch.out | tr '\n' ' ')
-}
 
 # Runs root's pagestat with ARGS in a mount namespace where FAKE is
 # mounted over /proc; the status in $status, stdout in $output.
