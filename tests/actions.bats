@@ -75,7 +75,7 @@ assert_cache() {
 	esac
 	now=$(pcarrange stat "$path")
 	now=${now%% *}
-	((now >= want)) || : >"$BATS_TEST_TMPDIR/.cache-disturbed"
+	((now >= want)) || mark_disturbed "$path: $now pages cached where $want were (the machine paged some out)"
 	fail "$path: wanted cached: $* ($want pages); cached now: $now pages (FIRST+COUNT): $(cached_map "$path")"
 }
 
@@ -90,7 +90,7 @@ assert_warmed() {
 	read_cached=$(jq -r --arg p "$1" '.rows[] | select(.path == $p) | "\(.read) \(.cached)"' \
 		<<<"$output")
 	if [[ $read_cached == "$2 "* ]] && ((${read_cached#* } < $2)); then
-		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+		mark_disturbed "$1: read $2, ${read_cached#* } of them cached after (the machine paged some out)"
 	fi
 	assert_row "$1" read="$2" cached="$2"
 	assert_cache "$1" "$2"
@@ -173,7 +173,7 @@ file_extents() {
 	# above and the run (a sync elsewhere on the machine: an overlay's
 	# unmount syncs its upper file system), as no evict drops a dirty page
 	if [[ $(jq -r '.rows[0].dropped' <<<"$output") == 32 ]]; then
-		: >"$BATS_TEST_TMPDIR/.cache-disturbed"
+		mark_disturbed "m: the 16 dirty pages were written back before the run"
 		fail "the 16 dirty pages were clean by the time pagestat ran: all 32 dropped"
 	fi
 	# the kernel starts writing the dirty pages back (POSIX_FADV_DONTNEED
@@ -401,18 +401,24 @@ assert_snapshot_tree() {
 
 # The snapshot in FORMAT (ndjson or json) of d into snap.FORMAT; $BEFORE:
 # its extents, as pagestat -a -e -J shows them.
+# The arranged pages are held while the snapshot is taken (it only
+# inspects), and let go for the eviction.
 take_snapshot() {
 	local format=$1
+	hold_pages d/a 2 4 10 4
+	hold_pages d/sub/b
+	hold_pages d/e 2 1
 	run -0 --separate-stderr "$PAGESTAT" -a -e -J d
 	BEFORE=$(file_extents)
 	# the arrangement still whole after that run (assert_cache marks a
-	# loss to the machine for another try)
+	# loss to the machine for another try: where it could not be held)
 	assert_snapshot_tree
 	if [[ $format == json ]]; then
 		"$PAGESTAT" -a -e -J d >snap.json
 	else
 		"$PAGESTAT" -a -e --format=ndjson d >snap.ndjson
 	fi
+	release_holds "--evict and --warm-from act on unlocked pages"
 	run -0 --separate-stderr "$PAGESTAT" -a --evict d
 	assert_cache d/a dropped
 	assert_cache d/sub/b dropped
@@ -557,10 +563,12 @@ assert_warmed_back() {
 @test "--evict: dropped in every format: CSV, JSON, ndjson, the table, Prometheus" {
 	fresh f 4 all
 	run -0 --separate-stderr "$PAGESTAT" --format=csv --evict f
+	note_machine_loss f dropped 4 "$(awk -F, 'NR == 2 { print $8 }' <<<"$output")"
 	assert_line -n 0 "path,type,size,pages,cached,cached_bytes,percent,dropped,dropped_bytes,dirty,dirty_bytes,writeback,writeback_bytes,evicted,evicted_bytes,recently_evicted,recently_evicted_bytes,files,backing"
 	assert_line -n 1 --regexp "^f,file,$((4 * PAGE)),4,0,0,0\.0,4,$((4 * PAGE)),"
 	fresh f 4 all
 	run -0 --separate-stderr "$PAGESTAT" --format=ndjson --evict f
+	note_machine_loss f dropped 4 "$(jq -s '.[0].dropped' <<<"$output")"
 	assert_equal "$(jq -sc '.[0] | [.dropped, .dropped_bytes]' <<<"$output")" "[4,$((4 * PAGE))]"
 	fresh f 4 all
 	run -0 --separate-stderr "$PAGESTAT" --evict f
@@ -568,12 +576,14 @@ assert_warmed_back() {
 	assert_line -n 1 --regexp "^ *[0-9.]+K +0B +0\.0% +[0-9.]+K .* f$"
 	fresh f 4 all
 	run -0 --separate-stderr "$PAGESTAT" --format=prometheus -a --evict f
+	note_machine_loss f dropped 4 "$(awk -v p="$PAGE" '/^pagestat_dropped_bytes\{path="f"/ { print $2 / p }' <<<"$output")"
 	assert_line "# TYPE pagestat_dropped_bytes gauge"
 	assert_line "pagestat_dropped_bytes{path=\"f\",type=\"file\"} $((4 * PAGE))"
 	refute_line --partial pagestat_read_bytes
 	# -o: the column alone (CSV gives its bytes beside it)
 	fresh f 4 all
 	run -0 --separate-stderr "$PAGESTAT" --format=csv -o path,dropped --evict f
+	note_machine_loss f dropped 4 "$(awk -F, 'NR == 2 { print $2 }' <<<"$output")"
 	assert_output "path,dropped,dropped_bytes"$'\n'"f,4,$((4 * PAGE))"
 	# and no dropped or read without an action
 	run -0 --separate-stderr "$PAGESTAT" --format=csv f
@@ -650,6 +660,35 @@ make_jobs_tree() {
 	done
 }
 
+# The pages make_jobs_tree caches, as FILE FIRST COUNT lines.
+jobs_tree_cached() {
+	local i
+	for ((i = 0; i < 6; i++)); do
+		echo "j/x/f$i $i 2"
+		echo "j/y/g$i 0 $((i + 1))"
+	done
+}
+
+# Hold the pages make_jobs_tree cached, for a run that must not see them
+# go (a --warm reads only the others; a snapshot records them).
+hold_jobs_tree() {
+	local f first count
+	while read -r f first count; do
+		hold_pages "$f" "$first" "$count"
+	done < <(jobs_tree_cached)
+}
+
+# After a --evict of the tree (the JSON document in $output): a file that
+# dropped fewer pages than make_jobs_tree cached lost them before, to the
+# machine (note_machine_loss).
+note_evict_losses() {
+	local f first count
+	while read -r f first count; do
+		note_machine_loss "$f" dropped "$count" \
+			"$(jq --arg p "$f" '.rows[] | select(.path == $p) | .dropped' <<<"$output")"
+	done < <(jobs_tree_cached)
+}
+
 # Each row of the JSON document in $output as PATH TYPE PAGES CACHED
 # and the key KEY, sorted; then the total.
 action_rows() {
@@ -657,28 +696,28 @@ action_rows() {
 		"total \(.total.pages) \(.total.cached) \(.total[$k]) \(.total.files)"' <<<"$output"
 }
 
+# The arranged pages are held while --warm reads the others and while the
+# snapshot is taken; --evict needs them unlocked (release_holds), so a
+# page the machine paged out before it is told apart (note_evict_losses).
 @test "-j 4 gives the results of -j 1: --evict, --warm and --warm-from" {
 	local one four
 	make_jobs_tree
-	run -0 --separate-stderr "$PAGESTAT" -J -a --evict j
-	one=$(action_rows dropped)
-	make_jobs_tree
-	run -0 --separate-stderr "$PAGESTAT" -J -a -j 4 --evict j
-	four=$(action_rows dropped)
-	assert_equal "$four" "$one"
-	assert_equal "$(tail -n 1 <<<"$four")" "total 102 0 33 12"
-
-	make_jobs_tree
+	hold_jobs_tree
 	run -0 --separate-stderr "$PAGESTAT" -J -a --warm j
 	one=$(action_rows read)
+	end_holds
 	make_jobs_tree
+	hold_jobs_tree
 	run -0 --separate-stderr "$PAGESTAT" -J -a -j 4 --warm j
 	four=$(action_rows read)
+	end_holds
 	assert_equal "$four" "$one"
 	assert_equal "$(tail -n 1 <<<"$four")" "total 102 102 69 12"
 
 	make_jobs_tree
+	hold_jobs_tree
 	"$PAGESTAT" -a -e --format=ndjson j >snap.ndjson
+	end_holds
 	"$PAGESTAT" -a --evict j >/dev/null
 	run -0 --separate-stderr "$PAGESTAT" -J --warm-from=snap.ndjson
 	one=$(action_rows read)
@@ -687,6 +726,18 @@ action_rows() {
 	four=$(action_rows read)
 	assert_equal "$four" "$one"
 	assert_equal "$(tail -n 1 <<<"$four")" "total 102 33 33 12"
+
+	release_holds "--evict drops unlocked pages only"
+	make_jobs_tree
+	run -0 --separate-stderr "$PAGESTAT" -J -a --evict j
+	note_evict_losses
+	one=$(action_rows dropped)
+	make_jobs_tree
+	run -0 --separate-stderr "$PAGESTAT" -J -a -j 4 --evict j
+	note_evict_losses
+	four=$(action_rows dropped)
+	assert_equal "$four" "$one"
+	assert_equal "$(tail -n 1 <<<"$four")" "total 102 0 33 12"
 }
 
 # ---- bad input: exit 2, a message naming the option, nothing done ----------
