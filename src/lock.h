@@ -52,7 +52,6 @@ struct lock_set {
 	struct locked_file *files;
 	size_t nfiles, cap;
 	size_t nlive; /* of them, locked now */
-	bool follow;  /* to follow once held (not --no-follow): names kept */
 	struct devino_map index; /* (device, inode) -> index in files */
 	uint64_t locked_bytes;
 	/* --lock-max (0: none), and what it left out: every file from the
@@ -63,28 +62,31 @@ struct lock_set {
 	uint64_t memlock_files, memlock_bytes;
 	/* refused for vm.max_map_count: files, and the figures when first met */
 	uint64_t mapcount_files, map_count, max_map_count;
-	/* following the files: the pass (each walk again), inotify's fd */
-	bool following;
+	/* following the files: the pass (each walk again) */
 	uint64_t pass;
-	int inotify;
 	/* a pass's budget: bytes it may lock anew (the memory available less
 	 * --reserve), or UINT64_MAX (the first pass: run.c's plan checked it) */
 	uint64_t budget;
-	/* following: the directories watched, and what was said once */
+	/* following: the directories watched */
 	struct devino_map watched;
 	size_t nwatches;
-	bool watches_told, files_told;
-	bool rewatch;               /* a watch gone: every one counted again */
-	char *const *operands;      /* watched too */
-	/* -q: no change told on stderr; the rate of the lines told */
-	bool quiet;
-	int64_t window; /* the second of the lines counted */
-	unsigned told;  /* lines told in it */
+	char *const *operands; /* watched too */
+	/* the rate of the lines told: the second counted, the lines told in
+	 * it, and those past the rate */
+	int64_t window;
 	uint64_t untold;
 	/* the pass's counts, for SIGHUP's summary */
 	uint64_t nchanges, nrefusals;
 	/* --format=ndjson: where each change is a line too, or NULL */
 	FILE *changes;
+	int inotify; /* following: inotify's fd */
+	unsigned told;
+	/* (the flags last: no padding between the fields above) */
+	bool follow;    /* to follow once held (not --no-follow): names kept */
+	bool following;
+	bool watches_told, files_told; /* what was said once */
+	bool rewatch;                  /* a watch gone: every one counted again */
+	bool quiet;                    /* -q: no change told on stderr */
 };
 
 void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max);

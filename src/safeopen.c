@@ -56,10 +56,10 @@ static bool pseudo_fs(uint32_t type)
 
 /* n's decimal name, written out by hand into buf (16 bytes): this is
  * once per file. */
-static const char *fd_name(char *buf, int n)
+static const char *fd_name(char buf[static 16], int n)
 {
-	char *p = buf + 16;
-	*--p = '\0';
+	char *p = &buf[15];
+	*p = '\0';
 	for (unsigned u = (unsigned)n;; u /= 10) {
 		*--p = (char)('0' + u % 10);
 		if (u < 10)

@@ -107,10 +107,15 @@ static int write_pidfile(struct user_pidfile *pf, const char *path, pid_t pid)
 	int len = snprintf(text, sizeof text, "%ld\n", (long)pid);
 	struct stat st;
 	errno = 0;
-	if (ftruncate(fd, 0) != 0 || write(fd, text, (size_t)len) != len || fstat(fd, &st) != 0 ||
-	    close(fd) != 0) {
-		int err = errno ? errno : EIO;
-		close(fd);
+	bool written = ftruncate(fd, 0) == 0 && write(fd, text, (size_t)len) == len &&
+		       fstat(fd, &st) == 0;
+	int err = errno ? errno : EIO;
+	/* closed once, whatever happened: a failed close is a failed write */
+	if (close(fd) != 0 && written) {
+		written = false;
+		err = errno;
+	}
+	if (!written) {
 		close(dirfd);
 		errno = err;
 		return -1;

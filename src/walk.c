@@ -297,7 +297,8 @@ static void index_excludes(struct exclude_index *ex, const char *const *pats, si
 	}
 	ex->globs = xcalloc(n - exact + 1, sizeof *ex->globs);
 	for (size_t i = 0; i < n; i++) {
-		if (is_glob(pats[i])) {
+		/* (no exact table: every pattern is a glob) */
+		if (!ex->exact || is_glob(pats[i])) {
 			ex->globs[ex->nglobs++] = pats[i];
 			continue;
 		}

@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,7 +335,8 @@ static int hold(const char *watch, const char *path, int nspec, char **spec)
 	int pipefd[2];
 	if (pipe(pipefd) != 0)
 		die("pipe", path);
-	fflush(stdout);
+	if (fflush(stdout) != 0)
+		die("fflush", "stdout");
 	pid_t child = fork();
 	if (child < 0)
 		die("fork", path);
@@ -346,12 +348,17 @@ static int hold(const char *watch, const char *path, int nspec, char **spec)
 	char msg[128];
 	ssize_t n = read(pipefd[0], msg, sizeof msg - 1);
 	msg[n > 0 ? n : 0] = '\0';
-	int err = 0;
-	char what[64] = "hold";
-	if (n <= 0 || sscanf(msg, "%d %63s", &err, what) != 2) {
+	/* the holder's word: "ERRNO WHAT" */
+	char *end = msg;
+	errno = 0;
+	long word = n > 0 ? strtol(msg, &end, 10) : 0;
+	char *what = end + strspn(end, " ");
+	what[strcspn(what, " \n")] = '\0';
+	if (n <= 0 || end == msg || errno || word < 0 || word > INT_MAX || *end != ' ' || !*what) {
 		fprintf(stderr, "pcarrange: hold %s: the holder ended without a word\n", path);
 		return 1;
 	}
+	int err = (int)word;
 	if (err) {
 		waitpid(child, NULL, 0);
 		errno = err;
