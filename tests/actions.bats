@@ -650,30 +650,29 @@ assert_warmed_back() {
 
 # ---- -j ------------------------------------------------------------------
 
-# A tree of 12 files, each in its own state.
-make_jobs_tree() {
-	local i
-	mkdir -p j/x j/y
-	for ((i = 0; i < 6; i++)); do
-		fresh "j/x/f$i" $((4 + i)) "$i" 2
-		fresh "j/y/g$i" $((8 + i)) 0 $((i + 1))
-	done
-}
-
-# The pages make_jobs_tree caches, as FILE FIRST COUNT lines.
+# A tree of 12 files, each in its own state: FILE PAGES FIRST COUNT lines,
+# the pages FIRST..FIRST+COUNT-1 of each cached.
 jobs_tree_cached() {
 	local i
 	for ((i = 0; i < 6; i++)); do
-		echo "j/x/f$i $i 2"
-		echo "j/y/g$i 0 $((i + 1))"
+		echo "j/x/f$i $((4 + i)) $i 2"
+		echo "j/y/g$i $((8 + i)) 0 $((i + 1))"
 	done
+}
+
+make_jobs_tree() {
+	local f pages first count
+	mkdir -p j/x j/y
+	while read -r f pages first count; do
+		fresh "$f" "$pages" "$first" "$count"
+	done < <(jobs_tree_cached)
 }
 
 # Hold the pages make_jobs_tree cached, for a run that must not see them
 # go (a --warm reads only the others; a snapshot records them).
 hold_jobs_tree() {
-	local f first count
-	while read -r f first count; do
+	local f pages first count
+	while read -r f pages first count; do
 		hold_pages "$f" "$first" "$count"
 	done < <(jobs_tree_cached)
 }
@@ -682,8 +681,8 @@ hold_jobs_tree() {
 # dropped fewer pages than make_jobs_tree cached lost them before, to the
 # machine (note_machine_loss).
 note_evict_losses() {
-	local f first count
-	while read -r f first count; do
+	local f pages first count
+	while read -r f pages first count; do
 		note_machine_loss "$f" dropped "$count" \
 			"$(jq --arg p "$f" '.rows[] | select(.path == $p) | .dropped' <<<"$output")"
 	done < <(jobs_tree_cached)
