@@ -28,32 +28,35 @@
 	X(mnt_fs_get_devno) X(mnt_fs_get_root) X(mnt_fs_get_target) X(mnt_fs_get_fstype) \
 	X(mnt_fs_get_source) X(mnt_fs_get_fs_options)
 
+/* The library and what loading it came to: loaded once; the table is
+ * read by one thread at a time (libmount makes no promise about
+ * threads). */
 static struct {
+	struct {
 /* NOLINTNEXTLINE(bugprone-macro-parentheses): name is a member's name there */
 #define POINTER(name) __typeof__(name) *name;
-	LIBMOUNT_FUNCTIONS(POINTER)
+		LIBMOUNT_FUNCTIONS(POINTER)
 #undef POINTER
-} lib;
-static void *handle; /* never closed: the library stays to the end */
-
-/* Loaded once; the table is read by one thread at a time (libmount
- * makes no promise about threads). */
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static bool tried;
-static char load_error[256]; /* why it could not be loaded, or "" */
+	} fn;
+	void *handle; /* never closed: the library stays to the end */
+	pthread_mutex_t lock;
+	bool tried;
+	char load_error[256]; /* why it could not be loaded, or "" */
+} libmount = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void load(void)
 {
-	handle = dlopen(LIBMOUNT_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!handle) {
+	libmount.handle = dlopen(LIBMOUNT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!libmount.handle) {
 		const char *err = dlerror();
-		snprintf(load_error, sizeof load_error, "%s", err ? err : LIBMOUNT_SONAME);
+		snprintf(libmount.load_error, sizeof libmount.load_error, "%s",
+			 err ? err : LIBMOUNT_SONAME);
 		return;
 	}
 #define RESOLVE(name)                                                               \
-	if (!(lib.name = (__typeof__(&(name)))dlsym(handle, #name))) {             \
-		snprintf(load_error, sizeof load_error, "%s has no %s", LIBMOUNT_SONAME, \
-			 #name);                                                     \
+	if (!(libmount.fn.name = (__typeof__(&(name)))dlsym(libmount.handle, #name))) { \
+		snprintf(libmount.load_error, sizeof libmount.load_error,              \
+			 "%s has no %s", LIBMOUNT_SONAME, #name);                      \
 		return;                                                             \
 	}
 	LIBMOUNT_FUNCTIONS(RESOLVE)
@@ -79,37 +82,38 @@ static int read_table(void *state)
 {
 	struct reading *r = state;
 
-	if (!tried) {
-		tried = true;
+	if (!libmount.tried) {
+		libmount.tried = true;
 		load();
 	}
-	if (*load_error) {
-		r->why = load_error;
+	if (*libmount.load_error) {
+		r->why = libmount.load_error;
 		return -1;
 	}
-	struct libmnt_table *table = lib.mnt_new_table();
-	struct libmnt_iter *iter = lib.mnt_new_iter(MNT_ITER_FORWARD);
-	int err = table && iter ? lib.mnt_table_parse_stream(table, r->in, "/proc/self/mountinfo")
+	struct libmnt_table *table = libmount.fn.mnt_new_table();
+	struct libmnt_iter *iter = libmount.fn.mnt_new_iter(MNT_ITER_FORWARD);
+	int err = table && iter ? libmount.fn.mnt_table_parse_stream(table, r->in, "/proc/self/mountinfo")
 				: -ENOMEM;
 	struct libmnt_fs *fs;
 
-	while (err == 0 && lib.mnt_table_next_fs(table, iter, &fs) == 0) {
-		int id = lib.mnt_fs_get_id(fs), parent = lib.mnt_fs_get_parent_id(fs);
+	while (err == 0 && libmount.fn.mnt_table_next_fs(table, iter, &fs) == 0) {
+		int id = libmount.fn.mnt_fs_get_id(fs);
+		int parent = libmount.fn.mnt_fs_get_parent_id(fs);
 		struct mountinfo m = {
 			.id = id < 0 ? 0 : (unsigned long)id,
 			.parent = parent < 0 ? 0 : (unsigned long)parent,
-			.dev = lib.mnt_fs_get_devno(fs),
-			.root = text(lib.mnt_fs_get_root(fs)),
-			.point = text(lib.mnt_fs_get_target(fs)),
-			.fstype = text(lib.mnt_fs_get_fstype(fs)),
-			.source = text(lib.mnt_fs_get_source(fs)),
-			.super = text(lib.mnt_fs_get_fs_options(fs)),
+			.dev = libmount.fn.mnt_fs_get_devno(fs),
+			.root = text(libmount.fn.mnt_fs_get_root(fs)),
+			.point = text(libmount.fn.mnt_fs_get_target(fs)),
+			.fstype = text(libmount.fn.mnt_fs_get_fstype(fs)),
+			.source = text(libmount.fn.mnt_fs_get_source(fs)),
+			.super = text(libmount.fn.mnt_fs_get_fs_options(fs)),
 		};
 		if (*m.point && *m.fstype)
 			r->each(r->arg, &m);
 	}
-	lib.mnt_free_iter(iter);
-	lib.mnt_unref_table(table);
+	libmount.fn.mnt_free_iter(iter);
+	libmount.fn.mnt_unref_table(table);
 	if (err) {
 		r->why = strerror(-err);
 		return -1;
@@ -121,11 +125,11 @@ int mountinfo_read(FILE *in, mountinfo_fn *each, void *arg, const char **why)
 {
 	struct reading r = { .in = in, .each = each, .arg = arg };
 
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&libmount.lock);
 	int err = user_call(read_table, &r);
 	if (err && !r.why)
 		r.why = strerror(errno); /* the rights could not be changed */
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&libmount.lock);
 	*why = r.why;
 	return err;
 }

@@ -31,25 +31,27 @@
  *
  * One output file at a time: its name, its directory, and the temporary
  * file's name while it exists (a fatal signal and atexit remove it). */
-static const char *target;
-static const char *target_name; /* the last component of target */
-static int dir_fd = -1;
-static bool dir_syncable; /* dir_fd is not O_PATH */
-static char temp_name[NAME_MAX + 1]; /* .NAME.XXXXXX */
-static volatile sig_atomic_t temp_exists;
+static struct {
+	const char *target;
+	const char *target_name; /* the last component of target */
+	int dir_fd;
+	bool dir_syncable; /* dir_fd is not O_PATH */
+	char temp_name[NAME_MAX + 1]; /* .NAME.XXXXXX */
+	volatile sig_atomic_t temp_exists;
+} dest = { .dir_fd = -1 };
 
 static void remove_temp(void)
 {
-	if (temp_exists) {
-		temp_exists = 0;
-		(void)user_unlinkat(dir_fd, temp_name, 0);
+	if (dest.temp_exists) {
+		dest.temp_exists = 0;
+		(void)user_unlinkat(dest.dir_fd, dest.temp_name, 0);
 	}
 }
 
 static void remove_temp_dying(void)
 {
-	if (temp_exists)
-		user_unlink_dying(dir_fd, temp_name);
+	if (dest.temp_exists)
+		user_unlink_dying(dest.dir_fd, dest.temp_name);
 }
 
 /* FILE's directory: "." when the name has no slash. */
@@ -139,7 +141,7 @@ static int open_dir(const char *path)
 {
 	char *dir = dir_of(path);
 	int fd = user_openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY, 0);
-	dir_syncable = fd >= 0;
+	dest.dir_syncable = fd >= 0;
 	if (fd < 0 && errno == EACCES)
 		fd = user_openat(AT_FDCWD, dir, O_PATH | O_DIRECTORY, 0);
 	free(dir);
@@ -151,7 +153,7 @@ static bool temp_of_target(const char *name, const char *prefix)
 {
 	size_t n = strlen(prefix);
 	return strncmp(name, prefix, n) == 0 && strlen(name + n) == 6 &&
-	       strcmp(name, temp_name) != 0;
+	       strcmp(name, dest.temp_name) != 0;
 }
 
 /* The temporary files of FILE that a run killed (SIGKILL, a power cut)
@@ -161,7 +163,7 @@ static bool temp_of_target(const char *name, const char *prefix)
  * a link; nothing is said (it is housekeeping). */
 static void remove_stale_temps(const char *prefix)
 {
-	int fd = dir_syncable ? user_openat(dir_fd, ".", O_RDONLY | O_DIRECTORY, 0) : -1;
+	int fd = dest.dir_syncable ? user_openat(dest.dir_fd, ".", O_RDONLY | O_DIRECTORY, 0) : -1;
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir) {
 		if (fd >= 0)
@@ -173,7 +175,7 @@ static void remove_stale_temps(const char *prefix)
 	while ((d = readdir(dir))) {
 		if (!temp_of_target(d->d_name, prefix))
 			continue;
-		int tfd = user_openat(dir_fd, d->d_name,
+		int tfd = user_openat(dest.dir_fd, d->d_name,
 				      O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0);
 		struct stat st, now;
 		if (tfd < 0)
@@ -181,9 +183,9 @@ static void remove_stale_temps(const char *prefix)
 		/* still the file locked when it is removed: the same inode */
 		if (fstat(tfd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 		    flock(tfd, LOCK_EX | LOCK_NB) == 0 &&
-		    user_fstatat(dir_fd, d->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    user_fstatat(dest.dir_fd, d->d_name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    now.st_dev == st.st_dev && now.st_ino == st.st_ino)
-			(void)user_unlinkat(dir_fd, d->d_name, 0);
+			(void)user_unlinkat(dest.dir_fd, d->d_name, 0);
 		close(tfd);
 	}
 	closedir(dir);
@@ -193,24 +195,24 @@ FILE *outfile_open(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
-	target = path;
-	target_name = slash ? slash + 1 : path;
-	dir_fd = open_dir(path);
-	if (dir_fd < 0) {
+	dest.target = path;
+	dest.target_name = slash ? slash + 1 : path;
+	dest.dir_fd = open_dir(path);
+	if (dest.dir_fd < 0) {
 		cannot_create(path, -1, errno);
 		return NULL;
 	}
 	/* ".NAME." and six characters, within NAME_MAX: a long NAME is cut */
 	char prefix[NAME_MAX + 1];
-	snprintf(prefix, sizeof prefix, ".%.*s.", NAME_MAX - 8, target_name);
+	snprintf(prefix, sizeof prefix, ".%.*s.", NAME_MAX - 8, dest.target_name);
 
 	/* no signal between the file's creation and temp_exists */
 	sigset_t block, old;
 	signals_ending(&block);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	int fd = user_mkstempat(dir_fd, prefix, temp_name, sizeof temp_name);
+	int fd = user_mkstempat(dest.dir_fd, prefix, dest.temp_name, sizeof dest.temp_name);
 	int err = errno;
-	temp_exists = fd >= 0;
+	dest.temp_exists = fd >= 0;
 	signals_on_death(remove_temp_dying);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	static bool at_exit;
@@ -228,9 +230,9 @@ FILE *outfile_open(const char *path)
 			close(fd);
 			remove_temp();
 		}
-		cannot_create(path, dir_fd, err);
-		close(dir_fd);
-		dir_fd = -1;
+		cannot_create(path, dest.dir_fd, err);
+		close(dest.dir_fd);
+		dest.dir_fd = -1;
 	}
 	return out;
 }
@@ -245,14 +247,14 @@ static int replace_target(int fd)
 	if (fsync(fd) != 0 || user_fchmod(fd, 0644 & ~mask) != 0)
 		return errno;
 	/* a link put there since the check is not replaced either */
-	if (user_fstatat(dir_fd, target_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	if (user_fstatat(dest.dir_fd, dest.target_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISLNK(st.st_mode))
 		return ELOOP;
-	if (user_renameat(dir_fd, temp_name, dir_fd, target_name) != 0)
+	if (user_renameat(dest.dir_fd, dest.temp_name, dest.dir_fd, dest.target_name) != 0)
 		return -errno; /* not a write error: told apart */
-	temp_exists = 0;
-	if (dir_syncable)
-		fsync(dir_fd); /* the rename on disk too; a reader sees no difference */
+	dest.temp_exists = 0;
+	if (dest.dir_syncable)
+		fsync(dest.dir_fd); /* the rename on disk too; a reader sees no difference */
 	return 0;
 }
 
@@ -271,18 +273,18 @@ int outfile_close(FILE *out, int status)
 		err = errno;
 	remove_temp();
 	signals_on_death(NULL);
-	close(dir_fd);
-	dir_fd = -1;
+	close(dest.dir_fd);
+	dest.dir_fd = -1;
 	if (!err)
 		return status;
 	bool replacing = err < 0 || err == ELOOP;
 	if (replacing) {
 		msg("cannot replace --output-file ");
-		msg_name_str(target);
+		msg_name_str(dest.target);
 	} else {
 		msg("write error: ");
-		esc_put_terminal(stderr, target, strlen(target),
-				 esc_locale_utf8_for(target, strlen(target)));
+		esc_put_terminal(stderr, dest.target, strlen(dest.target),
+				 esc_locale_utf8_for(dest.target, strlen(dest.target)));
 	}
 	if (err == ELOOP)
 		msg_more(": it is now a symbolic link, which is never replaced\n");

@@ -20,13 +20,16 @@ static const int ending[] = {
 #endif
 };
 
-static bool watching;
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t hup_rewalks, hup_pending;
-static void (*volatile cleanup_on_death)(void);
-/* The thread whose descriptor table and credentials the cleanup needs:
- * a worker of -j has its own of each. */
-static pid_t handling_thread;
+/* What the handler reads and sets, and how it was set up. */
+static struct {
+	bool watching;
+	volatile sig_atomic_t stop_signal;
+	volatile sig_atomic_t hup_rewalks, hup_pending;
+	void (*volatile cleanup_on_death)(void);
+	/* The thread whose descriptor table and credentials the cleanup
+	 * needs: a worker of -j has its own of each. */
+	pid_t handling_thread;
+} handler;
 
 /* The kernel's SIGXFSZ for a write past the file size limit: sent to the
  * writer by itself, as kill(2) would. */
@@ -40,22 +43,22 @@ static void on_signal(int sig, siginfo_t *info, void *context)
 	(void)context;
 	if (own_write_too_large(sig, info))
 		return; /* the write fails with EFBIG: a write error, exit 3 */
-	if (gettid() != handling_thread) {
-		(void)tgkill(getpid(), handling_thread, sig);
+	if (gettid() != handler.handling_thread) {
+		(void)tgkill(getpid(), handler.handling_thread, sig);
 		return;
 	}
 	/* the first asks a watch to end after its sample; a second (or
 	 * another signal: SIGHUP has no terminal left to show it) does not
 	 * wait */
-	if (watching && !stop_signal && (sig == SIGINT || sig == SIGTERM)) {
-		stop_signal = sig;
+	if (handler.watching && !handler.stop_signal && (sig == SIGINT || sig == SIGTERM)) {
+		handler.stop_signal = sig;
 		return;
 	}
-	if (hup_rewalks && sig == SIGHUP) {
-		hup_pending = 1;
+	if (handler.hup_rewalks && sig == SIGHUP) {
+		handler.hup_pending = 1;
 		return;
 	}
-	void (*cleanup)(void) = cleanup_on_death;
+	void (*cleanup)(void) = handler.cleanup_on_death;
 	if (cleanup)
 		cleanup();
 	signal(sig, SIG_DFL);
@@ -78,8 +81,8 @@ void signals_catch(bool watch)
 	 * the wait between samples (clock_nanosleep) is cut short anyway */
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_RESTART | SA_SIGINFO };
 
-	watching = watch;
-	handling_thread = gettid();
+	handler.watching = watch;
+	handler.handling_thread = gettid();
 	signals_ending(&sa.sa_mask);
 	for (int sig = 1; sig <= SIGRTMAX; sig++) {
 		if (!sigismember(&sa.sa_mask, sig))
@@ -96,22 +99,22 @@ void signals_catch(bool watch)
 
 void signals_hup_rewalks(void)
 {
-	hup_rewalks = 1;
+	handler.hup_rewalks = 1;
 }
 
 bool signals_take_hup(void)
 {
-	bool came = hup_pending;
-	hup_pending = 0;
+	bool came = handler.hup_pending;
+	handler.hup_pending = 0;
 	return came;
 }
 
 int signals_stop_requested(void)
 {
-	return stop_signal;
+	return handler.stop_signal;
 }
 
 void signals_on_death(void (*cleanup)(void))
 {
-	cleanup_on_death = cleanup;
+	handler.cleanup_on_death = cleanup;
 }
