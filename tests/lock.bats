@@ -539,7 +539,8 @@ wait_gone() {
 	pcarrange write f $((4 * PAGE))
 	run -3 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile=no/such/dir/pid f 3>&-
 	[[ $stderr == *"pagestat: cannot write --pidfile 'no/such/dir/pid': No such file or directory"* ]] || fail "$stderr"
-	! pgrep -f -- "--pidfile=no/such/dir/pid" || fail "a daemon is left running"
+	# (this build's daemon: another suite may run the same test beside)
+	! pgrep -f -- "^$PAGESTAT --lock --daemon --pidfile=no/such/dir/pid" || fail "a daemon is left running"
 	# and a pid file is never written through a symbolic link
 	ln -s target link
 	run -3 --separate-stderr "$PAGESTAT" --lock --daemon --pidfile=link f 3>&-
@@ -897,8 +898,10 @@ for i in range(4100):
 	# the files of the directories not watched are found by this pass
 	kill -HUP "$LOCKER"
 	wait_vmlck $((4101 * PAGE))
-	assert_equal "$(watch_count)" 4096
+	# the pass has ended (its line told) before its watches are counted:
+	# under load the count read while it still walked was short (3904)
 	wait_for_line err "^pagestat: --lock: SIGHUP: 4101 files, .* locked; [0-9]+ changes?, 0 not locked" "$LOCKER"
+	assert_equal "$(watch_count)" 4096
 	assert_equal "$(grep -c 'watching at most 4096 directories' err)" 1
 	stop_lock
 	assert_equal "$status" 0
