@@ -337,7 +337,10 @@ make_root_file() {
 	} >"$1"
 	chmod "$2" "$1"
 	pcarrange drop "$1"
-	[[ ${CACHED-} != all ]] || pcarrange cache "$1" 0 4
+	[[ ${CACHED-} != all ]] || {
+		pcarrange cache "$1" 0 4
+		unlocked_own "$1"
+	}
 }
 
 # Exactly these pages of FILE are cached now, as cachestat says.  An

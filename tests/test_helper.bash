@@ -190,6 +190,17 @@ UNHELD=
 # set once a hold was taken: a retry of a test that held its pages and
 # never released them is an inspect-only test's, which should not be
 HELD_ANY=
+# set by unlocked_own: files the test cached and left unlocked on purpose
+# (an action under test must be free to drop them, or shown not to)
+UNLOCKED_OWN=
+
+# FILE's cached pages stay unlocked on purpose: the action under test
+# (an evict that must be refused, say) would prove nothing on locked
+# pages.  A retry after the machine paged them out says so.
+# usage: unlocked_own FILE
+unlocked_own() {
+	UNLOCKED_OWN=${UNLOCKED_OWN:-$1}
+}
 
 # Lock the pages of each FIRST COUNT pair of FILE (all of it without a
 # pair) until released.  Nothing once the test has released its holds.
@@ -348,6 +359,8 @@ bats_should_retry_test() {
 		why="released: $HOLDS_RELEASED"
 	elif [[ -n $UNHELD ]]; then
 		why="unheld: $UNHELD could not be locked"
+	elif [[ -n $UNLOCKED_OWN ]]; then
+		why="unlocked: the action under test needs $UNLOCKED_OWN unlocked"
 	elif [[ -n $HELD_ANY ]]; then
 		why=INSPECT-ONLY
 	else
