@@ -334,9 +334,9 @@ static bool pruned(const struct walk *w, const struct tree_ent *p)
 {
 	const char *path = p->path;
 	/* a bind mount of a directory inside itself is a cycle too */
+	const struct walk_prune *prune = w->cfg->prune;
 	return p->level > 0 && (p->info == TREE_D || p->info == TREE_DC) &&
-	       bsearch(&path, w->cfg->prune, w->cfg->nprune, sizeof *w->cfg->prune,
-		       compare_paths);
+	       bsearch(&path, prune->points, prune->n, sizeof *prune->points, compare_paths);
 }
 
 /* What a file that is neither regular, a directory nor a block device is. */
@@ -354,7 +354,7 @@ static bool left_out(struct walk *w, struct tree *tree, const struct tree_ent *p
 		     struct walk_event *ev)
 {
 	if (p->info == TREE_DP ||
-	    !((w->cfg->nexcludes && excluded(w, p)) || (w->cfg->nprune && pruned(w, p))))
+	    !((w->cfg->nexcludes && excluded(w, p)) || (w->cfg->prune && w->cfg->prune->n && pruned(w, p))))
 		return false;
 	if (p->info == TREE_D) {
 		/* pruned: it comes once more, as TREE_DP, skipped */
