@@ -191,24 +191,26 @@ int caps_start(const char **what)
 	return err;
 }
 
-int caps_drop(const char **what, bool processes, bool lock)
+/* No program run later gains privileges (set-user-ID, file capabilities). */
+static int set_no_new_privs(const char **what)
 {
-	wanted[2] = processes;
-	wanted[3] = lock;
-	if (holds_none()) {
-		/* own_sets and user_sets stay empty, borrowed false */
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-			*what = "cannot set no_new_privs";
-			return errno;
-		}
-		return 0;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		*what = "cannot set no_new_privs";
+		return errno;
 	}
+	return 0;
+}
+
+/* Which of needed[] are wanted and permitted into held, and whether
+ * CAP_SYS_ADMIN is; then the bounding set shrunk to them, where
+ * CAP_SETPCAP is permitted. */
+static int read_held(bool *held, const char **what)
+{
 	cap_t caps = cap_get_proc();
 	if (!caps) {
 		*what = "cannot read the process's capabilities";
 		return errno;
 	}
-	bool held[NNEEDED_MAX] = { false };
 	cap_flag_value_t value;
 	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		held[i] = wanted[i] && cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
@@ -219,16 +221,19 @@ int caps_drop(const char **what, bool processes, bool lock)
 	if (cap_get_flag(caps, CAP_SETPCAP, CAP_PERMITTED, &value) == 0 && value == CAP_SET)
 		err = drop_bounding(caps, held, what);
 	cap_free(caps);
-	if (err)
-		return err;
+	return err;
+}
 
-	/* permitted and effective: the needed ones held; inheritable and
-	 * ambient: nothing, so that no program run later inherits any */
-	caps = cap_init();
+/* Permitted and effective: the needed ones held; inheritable and
+ * ambient: nothing, so that no program run later inherits any. */
+static int keep_held(const bool *held, const char **what)
+{
+	cap_t caps = cap_init();
 	if (!caps) {
 		*what = "cannot read the process's capabilities";
 		return errno;
 	}
+	int err = 0;
 	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		if (held[i] && (cap_set_flag(caps, CAP_PERMITTED, 1, &needed[i], CAP_SET) != 0 ||
 				cap_set_flag(caps, CAP_EFFECTIVE, 1, &needed[i], CAP_SET) != 0))
@@ -241,10 +246,22 @@ int caps_drop(const char **what, bool processes, bool lock)
 	if (!err && cap_set_proc(caps) != 0)
 		err = errno;
 	cap_free(caps);
-	if (err) {
+	if (err)
 		*what = "cannot drop capabilities";
+	return err;
+}
+
+int caps_drop(const char **what, bool processes, bool lock)
+{
+	wanted[2] = processes;
+	wanted[3] = lock;
+	/* own_sets and user_sets stay empty, borrowed false */
+	if (holds_none())
+		return set_no_new_privs(what);
+	bool held[NNEEDED_MAX] = { false };
+	int err = read_held(held, what);
+	if (err || (err = keep_held(held, what)) != 0)
 		return err;
-	}
 	/* One prctl (libcap's cap_reset_ambient reads each one first).
 	 * EINVAL: a kernel without ambient capabilities has none to clear. */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
@@ -252,10 +269,8 @@ int caps_drop(const char **what, bool processes, bool lock)
 		*what = "cannot clear the ambient capabilities";
 		return errno;
 	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-		*what = "cannot set no_new_privs";
-		return errno;
-	}
+	if ((err = set_no_new_privs(what)) != 0)
+		return err;
 	if ((err = keep_sets()) != 0)
 		*what = "cannot read the process's capabilities";
 	return err;

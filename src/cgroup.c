@@ -475,7 +475,6 @@ bool cgroup_system_rows(const struct walk_config *cfg, long depth, struct sink *
 			},
 			.fstype = m->version == 1 ? "cgroup" : "cgroup2",
 			.cgroup = cg,
-			.kernel_only = true,
 		};
 		if (!sink_row(sink, &row))
 			return false;

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "memstat.h"
+
 #define AT(member) offsetof(struct row, member)
 
 const struct column columns[COL_COUNT] = {
@@ -282,7 +284,7 @@ bool column_known(enum column_id id, const struct row *row)
 	/* a tree of which nothing could be inspected: not a cold one */
 	if (row->failed && !row->files && col->kind != KIND_TEXT && id != COL_FILES)
 		return false;
-	if (row->kernel_only && (id == COL_SIZE || id == COL_PAGES))
+	if (row->cgroup && row->cgroup->figures_only && (id == COL_SIZE || id == COL_PAGES))
 		return false;
 	switch (col->kind) {
 	case KIND_TEXT:

@@ -47,11 +47,10 @@ struct row {
 	 * not be inspected.  With no file counted, its figures are unknown,
 	 * not those of a cold tree. */
 	uint64_t failed;
-	/* --cgroup, a cgroup's row: its kernel figures (memory.stat) */
+	/* --cgroup's and --system's cgroup rows: its kernel figures
+	 * (memory.stat); with figures_only (--system's), no file is behind
+	 * them, so the row's size and pages are unknown (not 0) */
 	const struct cgroup_figures *cgroup;
-	/* --system's cgroup row: the kernel's figures alone, no file behind
-	 * them, so its size and pages are unknown (not 0) */
-	bool kernel_only;
 };
 
 /* Does this row carry segments and extents (when -S or -e asked)? */

@@ -722,14 +722,84 @@ static const char *changed(const struct snap_file *f, const struct stat *st)
 	return NULL;
 }
 
+/* A file that cannot be warmed: its failure, told and reported. */
+static void fail_file(struct report *out, const struct file_request *req,
+		      const struct snap_file *f, int err)
+{
+	report_tell(out, inspect_failure_what(req), f->path, f->len, err);
+	report_error(out, f->path, f->len, ROW_FILE, err);
+}
+
+/* A file skipped: its name said unless -q, true when the why follows. */
+static bool say_skipped(const struct report *out, const struct snap_file *f)
+{
+	if (out->quiet)
+		return false;
+	report_say("", f->path, f->len);
+	return true;
+}
+
+/* Does the row tell enough to warm its file?  Else it is skipped (told). */
+static bool row_usable(const struct report *out, const struct snap_file *f)
+{
+	if (!f->identity) {
+		if (say_skipped(out, f))
+			msg_more(": no inode, size or mtime in the snapshot (whoever took it could "
+				 "not stat the file), so a change cannot be told: skipped\n");
+		return false;
+	}
+	/* what was named at the snapshot, a link named as FILE included */
+	if (f->mismatch) {
+		if (say_skipped(out, f))
+			msg_more(": its extents are not its cached pages (taken with "
+				 "--extents=missing, or the cache changed meanwhile): skipped\n");
+		return false;
+	}
+	return true;
+}
+
+/* The file opened as any inspected file is (safe_open: a regular file,
+ * or nothing), then compared with the snapshot (and own: what a setcap
+ * pagestat's user could stat).  Its descriptor, or -1: skipped or failed. */
+static int open_unchanged(const struct snap_file *f, struct report *out,
+			  const struct walk_config *cfg, const struct stat *own, bool own_known,
+			  struct stat *st)
+{
+	const char *why = NULL;
+	int err;
+	struct file_ref ref = { .dirfd = AT_FDCWD, .name = f->path, .follow = true };
+	int fd = safe_open(&cfg->ins->prober.opener, &ref, st, &err);
+	if (!ref.id.known) {
+		why = err == ENOENT ? "gone" : strerror(err); /* not found */
+	} else if (cfg->borrowed &&
+		   (!own_known || own->st_dev != st->st_dev || own->st_ino != st->st_ino)) {
+		/* not the file the user stat()ed (gone for the user, or
+		 * replaced in between): nothing of it is compared */
+		if (fd >= 0)
+			close(fd);
+		fail_file(out, cfg->req, f, FAIL_CHANGED);
+		return -1;
+	} else {
+		why = changed(f, st);
+	}
+	if (why) {
+		if (fd >= 0)
+			close(fd);
+		if (say_skipped(out, f))
+			msg_more(": changed since the snapshot (%s): skipped\n", why);
+		return -1;
+	}
+	if (fd < 0)
+		fail_file(out, cfg->req, f, err);
+	return fd;
+}
+
 /* One file of the snapshot: warmed and reported, or skipped with a note. */
 static void warm_file(struct snapshot *snap, const struct snap_file *f, struct report *out,
 		      const struct walk_config *cfg, struct probe_out *pout,
 		      struct probe_detail *detail, struct agg_sum *total)
 {
 	struct stat st, own;
-	const char *why = NULL;
-	int err;
 
 	/* A setcap pagestat compares a snapshot's inode, size and mtime
 	 * only with what its user could stat: a note saying which differs
@@ -738,71 +808,24 @@ static void warm_file(struct snapshot *snap, const struct snap_file *f, struct r
 	 * the same whatever the snapshot says of it. */
 	bool own_known = cfg->borrowed && user_fstatat(AT_FDCWD, f->path, &own, 0) == 0;
 	if (cfg->borrowed && !own_known && errno != ENOENT) {
-		err = errno;
-		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, err);
-		report_error(out, f->path, f->len, ROW_FILE, err);
+		fail_file(out, cfg->req, f, errno);
 		return;
 	}
-	if (!f->identity) {
-		if (!out->quiet) {
-			report_say("", f->path, f->len);
-			msg_more(": no inode, size or mtime in the snapshot (whoever took it could "
-				 "not stat the file), so a change cannot be told: skipped\n");
-		}
+	if (!row_usable(out, f))
 		return;
-	}
-	/* what was named at the snapshot, a link named as FILE included */
-	if (f->mismatch) {
-		if (!out->quiet) {
-			report_say("", f->path, f->len);
-			msg_more(": its extents are not its cached pages (taken with "
-				 "--extents=missing, or the cache changed meanwhile): skipped\n");
-		}
+	int fd = open_unchanged(f, out, cfg, &own, own_known, &st);
+	if (fd < 0)
 		return;
-	}
-	/* opened as any inspected file is (safe_open: a regular file, or
-	 * nothing), then compared with the snapshot */
-	struct file_ref ref = { .dirfd = AT_FDCWD, .name = f->path, .follow = true };
-	int fd = safe_open(&cfg->ins->prober.opener, &ref, &st, &err);
-	if (!ref.id.known) {
-		why = err == ENOENT ? "gone" : strerror(err); /* not found */
-	} else if (cfg->borrowed &&
-		   (!own_known || own.st_dev != st.st_dev || own.st_ino != st.st_ino)) {
-		/* not the file the user stat()ed (gone for the user, or
-		 * replaced in between): nothing of it is compared */
-		if (fd >= 0)
-			close(fd);
-		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, FAIL_CHANGED);
-		report_error(out, f->path, f->len, ROW_FILE, FAIL_CHANGED);
-		return;
-	} else {
-		why = changed(f, &st);
-	}
-	if (why) {
-		if (fd >= 0)
-			close(fd);
-		if (!out->quiet) {
-			report_say("", f->path, f->len);
-			msg_more(": changed since the snapshot (%s): skipped\n", why);
-		}
-		return;
-	}
-	if (fd < 0) {
-		report_tell(out, inspect_failure_what(cfg->req), f->path, f->len, err);
-		report_error(out, f->path, f->len, ROW_FILE, err);
-		return;
-	}
 	struct file_request req = *cfg->req;
 	/* --lock: the span of the extents listed, locked (action.c) */
 	req.action = cfg->req->action == ACTION_LOCK ? ACTION_LOCK : ACTION_LISTED;
 	req.listed = snap->ext;
 	req.nlisted = f->nextents;
 	pout->detail = probe_wants_detail(&req.measure) ? detail : NULL;
-	err = inspect_fd(cfg->ins, fd, &st, &req, pout);
+	int err = inspect_fd(cfg->ins, fd, &st, &req, pout);
 	close(fd);
 	if (err) {
-		report_tell(out, inspect_failure_what(&req), f->path, f->len, err);
-		report_error(out, f->path, f->len, ROW_FILE, err);
+		fail_file(out, &req, f, err);
 		return;
 	}
 	report_measured(out, f->path, f->len, &pout->stat);

@@ -11,6 +11,13 @@
 #include "aggregate.h"
 #include "inspect.h"
 
+/* --system: the directories a walk does not enter (the mount points of
+ * other walks), sorted by strcmp. */
+struct walk_prune {
+	const char *const *points;
+	size_t n;
+};
+
 enum follow_mode {
 	FOLLOW_NONE, /* -P */
 	FOLLOW_ARGS, /* -H, the default */
@@ -37,10 +44,8 @@ struct walk_config {
 	 * what tells files apart (hard links counted once, --warm-from's
 	 * identity check) is used only where the user could stat the name */
 	bool borrowed;
-	/* --system: directories not entered (the mount points of other
-	 * walks), sorted by strcmp */
-	const char *const *prune;
-	size_t nprune;
+	/* --system's walk of a file system: what it does not enter, or NULL */
+	const struct walk_prune *prune;
 	/* --system: how many cgroup rows (--top; 0: all) */
 	uint64_t top;
 	/* --browse --system: a row for every directory of the file systems

@@ -48,7 +48,8 @@ struct mount {
 struct system {
 	struct mount *mounts;
 	size_t nmounts, mounts_cap;
-	const char **points; /* every mount point, sorted: the walks' prune */
+	const char **points; /* every mount point, sorted */
+	struct walk_prune prune; /* points, as the walks take them */
 	bool buffers_unread; /* a block device could not be opened */
 	struct cgroup_set cgroups; /* the cgroups' rows point to their figures */
 };
@@ -142,6 +143,7 @@ static void choose_walks(struct system *sys)
 	for (size_t i = 0; i < nmounts; i++)
 		sys->points[i] = mounts[i].point;
 	qsort(sys->points, nmounts, sizeof *sys->points, compare_strings);
+	sys->prune = (struct walk_prune){ .points = sys->points, .n = nmounts };
 }
 
 /* /proc/self/mountinfo into mounts; false when it cannot be read. */
@@ -209,8 +211,7 @@ void system_walk_config(const struct system *sys, struct walk_config *cfg)
 	cfg->quiet = true; /* the failures are summed up at the end */
 	cfg->one_file_system = true;
 	cfg->follow = FOLLOW_NONE;
-	cfg->prune = sys->points;
-	cfg->nprune = sys->nmounts;
+	cfg->prune = &sys->prune;
 }
 
 static void walk_mount(const struct system *sys, const struct walk_config *cfg,

@@ -334,9 +334,9 @@ static bool pruned(const struct walk *w, const struct tree_ent *p)
 {
 	const char *path = p->path;
 	/* a bind mount of a directory inside itself is a cycle too */
+	const struct walk_prune *prune = w->cfg->prune;
 	return p->level > 0 && (p->info == TREE_D || p->info == TREE_DC) &&
-	       bsearch(&path, w->cfg->prune, w->cfg->nprune, sizeof *w->cfg->prune,
-		       compare_paths);
+	       bsearch(&path, prune->points, prune->n, sizeof *prune->points, compare_paths);
 }
 
 /* What a file that is neither regular, a directory nor a block device is. */
@@ -348,6 +348,35 @@ static int not_regular(const struct stat *st)
 				       : FAIL_NOTREG;
 }
 
+/* An entry --exclude or --system's prune leaves out: true when it is
+ * (a directory is still entered, to be left at once). */
+static bool left_out(struct walk *w, struct tree *tree, const struct tree_ent *p,
+		     struct walk_event *ev)
+{
+	if (p->info == TREE_DP ||
+	    !((w->cfg->nexcludes && excluded(w, p)) || (w->cfg->prune && w->cfg->prune->n && pruned(w, p))))
+		return false;
+	if (p->info == TREE_D) {
+		/* pruned: it comes once more, as TREE_DP, skipped */
+		tree_skip(tree);
+		ev->kind = EV_ENTER;
+		deliver(w, ev);
+	}
+	return true;
+}
+
+/* A directory entered: its subtree skipped when it was met before. */
+static void enter_dir(struct walk *w, struct tree *tree, const struct tree_ent *p,
+		      struct walk_event *ev)
+{
+	struct file_ident dir = file_ident_of(p->statp);
+	int sees = -1;
+	if (seen_before(w, &dir, true, p->path, followed(w, p->level), &sees))
+		tree_skip(tree);
+	ev->kind = EV_ENTER;
+	deliver(w, ev);
+}
+
 static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 {
 	struct walk_event ev = {
@@ -356,27 +385,12 @@ static void visit(struct walk *w, struct tree *tree, const struct tree_ent *p)
 		.path_len = p->pathlen,
 	};
 
-	if (p->info != TREE_DP && ((w->cfg->nexcludes && excluded(w, p)) ||
-				   (w->cfg->nprune && pruned(w, p)))) {
-		if (p->info == TREE_D) {
-			/* pruned: it comes once more, as TREE_DP, skipped */
-			tree_skip(tree);
-			ev.kind = EV_ENTER;
-			deliver(w, &ev);
-		}
+	if (left_out(w, tree, p, &ev))
 		return;
-	}
-
 	switch (p->info) {
-	case TREE_D: {
-		struct file_ident dir = file_ident_of(p->statp);
-		int sees = -1;
-		if (seen_before(w, &dir, true, p->path, followed(w, p->level), &sees))
-			tree_skip(tree);
-		ev.kind = EV_ENTER;
-		deliver(w, &ev);
+	case TREE_D:
+		enter_dir(w, tree, p, &ev);
 		break;
-	}
 	case TREE_DP:
 		/* a directory met before (or excluded) gives no row */
 		ev.kind = EV_LEAVE;
