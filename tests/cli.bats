@@ -585,3 +585,16 @@ make_small_dir() {
 	run -0 --separate-stderr pagestat -a -d 100 -n -o path dua
 	assert_equal "$output" "$(du -a dua | cut -f2)"
 }
+
+@test "a row of the option table cannot store a value into a field of another type" {
+	local cc=${CC:-cc} src=$BATS_TEST_DIRNAME/../src test=$BATS_TEST_DIRNAME/optable_store.c
+	command -v "$cc" >/dev/null || skip "no C compiler ($cc) to try the table's macros"
+	[[ -r $src/options_int.h && -r $test ]] || skip "sources not found: $src"
+	# the right rows compile, so that the wrong ones fail for their type
+	run -0 "$cc" -std=gnu11 -fsyntax-only -I"$src" "$test"
+	local wrong
+	for wrong in 1 2 3; do
+		run -1 "$cc" -std=gnu11 -fsyntax-only -I"$src" -DWRONG_STORE=$wrong "$test"
+		assert_output --regexp "(_G|g)eneric"
+	done
+}
