@@ -471,49 +471,179 @@ _Static_assert(sizeof option_table / sizeof option_table[0] <=
 		       sizeof ((struct options_state *)0)->given,
 	       "options_state.given has room for every option");
 
-/* The rules that need no value and no operand, in the order they are
- * checked; options_parse.c's check_combinations holds the others, around them. */
+/* ---- the rules that look at values or operands ------------------------ */
+
+/* The range may end at 2^64 exactly (end wraps to 0), not past it. */
+static bool range_past_end(const struct options *opts, const struct options_state *st)
+{
+	uint64_t end;
+	if (!__builtin_add_overflow(opts->range.offset, opts->range.length, &end) || end == 0)
+		return false;
+	msg("--offset ");
+	msg_name_str(st->offset);
+	msg_more(" plus --length ");
+	msg_name_str(st->length);
+	msg_more(" passes 2^64 bytes, the largest offset there is\n");
+	msg_try_help();
+	return true;
+}
+
+static bool prometheus_on_stdout(const struct options *opts, const struct options_state *st)
+{
+	(void)st;
+	return opts->format == FORMAT_PROMETHEUS && !opts->output_file;
+}
+
+/* What an action changes must be named: "." by default would evict a
+ * whole tree, from / a whole file system (vmtouch needs a name too). */
+static bool acts_unnamed(const struct options *opts, const struct options_state *st)
+{
+	return !st->files0_from && st->noperands == 0 && !opts->npids && !opts->system &&
+	       !opts->ncgroups;
+}
+
+static bool locks_unnamed(const struct options *opts, const struct options_state *st)
+{
+	return !opts->warm_from && !st->files0_from && st->noperands == 0 && !opts->npids &&
+	       !opts->ncgroups;
+}
+
+static bool warm_from_range(const struct options *opts, const struct options_state *st)
+{
+	(void)st;
+	return opts->range.offset || opts->range.length;
+}
+
+static bool reads_stdin(const struct options_state *st)
+{
+	for (size_t i = 0; i < st->nexclude_files; i++)
+		if (strcmp(st->exclude_files[i], "-") == 0)
+			return true;
+	return false;
+}
+
+static bool warm_from_stdin_twice(const struct options *opts, const struct options_state *st)
+{
+	return strcmp(opts->warm_from, "-") == 0 && reads_stdin(st);
+}
+
+static bool cgroup_depth(const struct options *opts, const struct options_state *st)
+{
+	(void)st;
+	return !opts->cgroup_walks && opts->max_depth >= 0;
+}
+
+static bool lists_stdin_twice(const struct options *opts, const struct options_state *st)
+{
+	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;
+
+	(void)opts;
+	for (size_t i = 0; i < st->nexclude_files; i++) {
+		if (strcmp(st->exclude_files[i], "-") != 0)
+			continue;
+		if (stdin_taken)
+			return true;
+		stdin_taken = true;
+	}
+	return false;
+}
+
+/* ---- the rules --------------------------------------------------------- */
+
+#define NEEDS_FILE " needs a FILE (or --files0-from or --pid): it does not act on the " \
+		   "current directory unnamed; give . to mean it"
+#define CGROUP_ALONE "--cgroup inspects its cgroups' processes' files: no FILE operands, " \
+		     "--files0-from, --pid or --system (FILE operands only with --charged)"
+
+/* Every rule, in the order they are checked: the first broken one is
+ * told.  Each RULE_CHECK says why it is code. */
 const struct opt_rule option_rules[] = {
+	/* values: --offset's and --length's */
+	{ RULE_CHECK, 0, .broken = range_past_end },
+	{ RULE_NEEDS, OPT_COUNT, { 'i' }, .message = "--count needs -i/--interval" },
+	/* a value: --format's */
+	{ RULE_CHECK, 'i', .broken = prometheus_on_stdout,
+	  .message = "-i with --format=prometheus needs --output-file: each sample replaces the "
+		     "file a textfile collector reads, where on standard output the samples would "
+		     "follow each other, which no scraper reads as one" },
 	{ RULE_ONE_OF, OPT_EVICT, { OPT_WARM, OPT_WARM_FROM },
-	  "--evict, --warm and --warm-from exclude each other: give one of them" },
+	  .message = "--evict, --warm and --warm-from exclude each other: give one of them" },
 	{ RULE_NEEDS, OPT_RATE, { OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
-	  "--rate needs --warm, --warm-from or --lock" },
+	  .message = "--rate needs --warm, --warm-from or --lock" },
 	{ RULE_EXCLUDES, OPT_LOCK, { OPT_EVICT, OPT_WARM, OPT_SYSTEM },
-	  "--lock cannot be combined with --evict, --warm or --system: --lock reads what is "
-	  "missing itself (--lock --warm-from=FILE locks the snapshot's files)" },
-	{ RULE_NEEDS, OPT_LOCK_MAX, { OPT_LOCK },
-	  "--lock-max needs --lock" },
-	{ RULE_NEEDS, OPT_DAEMON, { OPT_LOCK },
-	  "--daemon needs --lock" },
-	{ RULE_NEEDS, OPT_NO_FOLLOW, { OPT_LOCK },
-	  "--no-follow needs --lock" },
-	{ RULE_NEEDS, OPT_RESERVE, { OPT_LOCK },
-	  "--reserve needs --lock" },
-	{ RULE_NEEDS, OPT_PIDFILE, { OPT_DAEMON },
-	  "--pidfile needs --daemon" },
+	  .message = "--lock cannot be combined with --evict, --warm or --system: --lock reads "
+		     "what is missing itself (--lock --warm-from=FILE locks the snapshot's "
+		     "files)" },
+	{ RULE_NEEDS, OPT_LOCK_MAX, { OPT_LOCK }, .message = "--lock-max needs --lock" },
+	{ RULE_NEEDS, OPT_DAEMON, { OPT_LOCK }, .message = "--daemon needs --lock" },
+	{ RULE_NEEDS, OPT_NO_FOLLOW, { OPT_LOCK }, .message = "--no-follow needs --lock" },
+	{ RULE_NEEDS, OPT_RESERVE, { OPT_LOCK }, .message = "--reserve needs --lock" },
+	{ RULE_NEEDS, OPT_PIDFILE, { OPT_DAEMON }, .message = "--pidfile needs --daemon" },
 	{ RULE_EXCLUDES, 'i', { OPT_DAEMON },
-	  "-i/--interval cannot be combined with --daemon: a daemon has no output to sample to" },
+	  .message = "-i/--interval cannot be combined with --daemon: a daemon has no output to "
+		     "sample to" },
 	{ RULE_EXCLUDES, 'i', { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
-	  "-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is "
-	  "done once" },
+	  .message = "-i/--interval cannot be combined with --evict, --warm or --warm-from: an "
+		     "action is done once" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_FORMAT, 'o', 'i', OPT_OUTPUT_FILE },
-	  "--browse cannot be combined with --format, -o/--output, -i/--interval or "
-	  "--output-file: it shows its own screen (i refreshes in it)" },
+	  .message = "--browse cannot be combined with --format, -o/--output, -i/--interval or "
+		     "--output-file: it shows its own screen (i refreshes in it)" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_RATE },
-	  "--browse cannot be combined with --evict, --warm, --warm-from or --rate: "
-	  "its keys e and w act on what is chosen, after asking" },
+	  .message = "--browse cannot be combined with --evict, --warm, --warm-from or --rate: its "
+		     "keys e and w act on what is chosen, after asking" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_LOCK },
-	  "--browse cannot be combined with --lock: its keys e and w act on what is chosen" },
+	  .message = "--browse cannot be combined with --lock: its keys e and w act on what is "
+		     "chosen" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { 's', OPT_TOP, OPT_OUTPUT_ALL, OPT_EXPECT_CACHED },
-	  "--browse cannot be combined with -s/--sort, --top, --output-all or --expect-cached: "
-	  "it sorts and shows by its own keys" },
+	  .message = "--browse cannot be combined with -s/--sort, --top, --output-all or "
+		     "--expect-cached: it sorts and shows by its own keys" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { 'J', OPT_CSV },
-	  "--browse cannot be combined with -J/--json or --csv: it shows its own screen" },
+	  .message = "--browse cannot be combined with -J/--json or --csv: it shows its own "
+		     "screen" },
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_CHARGED },
-	  "--browse cannot be combined with --charged: it has no charged column (pagestat "
-	  "--cgroup=CGROUP --charged counts them)" },
+	  .message = "--browse cannot be combined with --charged: it has no charged column "
+		     "(pagestat --cgroup=CGROUP --charged counts them)" },
 	{ RULE_NEEDS, OPT_CHARGED, { OPT_CGROUP },
-	  "--charged needs --cgroup: it counts the pages charged to that cgroup" },
+	  .message = "--charged needs --cgroup: it counts the pages charged to that cgroup" },
+	/* operands, --files0-from's and --pid's values: what is named */
+	{ RULE_CHECK, OPT_LOCK, .broken = locks_unnamed, .message = "--lock" NEEDS_FILE },
+	{ RULE_CHECK, OPT_EVICT, .broken = acts_unnamed, .message = "--evict" NEEDS_FILE },
+	{ RULE_CHECK, OPT_WARM, .broken = acts_unnamed, .message = "--warm" NEEDS_FILE },
+	{ RULE_ALONE, OPT_WARM_FROM, { OPT_FILES0_FROM, OPT_PID },
+	  .message = "--warm-from takes its files from the snapshot: no FILE operands, "
+		     "--files0-from or --pid" },
+	/* values: --offset=0 is no range */
+	{ RULE_CHECK, OPT_WARM_FROM, .broken = warm_from_range,
+	  .message = "--warm-from reads the extents the snapshot lists: no --offset or --length" },
+	/* values: which list is '-' */
+	{ RULE_CHECK, OPT_WARM_FROM, .broken = warm_from_stdin_twice,
+	  .message = "standard input can be read once: give '-' to --warm-from or --exclude-from, "
+		     "not both" },
+	{ RULE_NEEDS, OPT_REVERSE, { 's', OPT_TOP }, .message = "--reverse needs --sort or --top" },
+	{ RULE_ALONE, OPT_FILES0_FROM, { 0 },
+	  .message = "FILE operands cannot be combined with --files0-from" },
+	{ RULE_ALONE, OPT_SYSTEM, { OPT_FILES0_FROM, OPT_PID },
+	  .message = "--system inspects the whole machine: no FILE operands, --files0-from or "
+		     "--pid" },
+	{ RULE_EXCLUDES, OPT_SYSTEM, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
+	  .message = "--system cannot be combined with --evict, --warm or --warm-from",
+	  .not_completed = true },
+	{ RULE_ALONE, OPT_PID, { OPT_FILES0_FROM },
+	  .message = "--pid cannot be combined with FILE operands or --files0-from" },
+	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_PID, OPT_SYSTEM }, .message = CGROUP_ALONE },
+	/* --charged walks the FILE operands (or --files0-from's) */
+	{ RULE_ALONE, OPT_CGROUP, { OPT_FILES0_FROM }, .message = CGROUP_ALONE,
+	  .unless = OPT_CHARGED },
+	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
+	  .message = "--cgroup cannot be combined with --evict, --warm, --warm-from or --lock",
+	  .not_completed = true },
+	/* operands: with --charged, FILE operands are walked, as a tree is */
+	{ RULE_CHECK, OPT_CGROUP, .broken = cgroup_depth,
+	  .message = "--cgroup has a row per file and per cgroup: no -d/--max-depth" },
+	/* values: which lists are '-' */
+	{ RULE_CHECK, 0, .broken = lists_stdin_twice,
+	  .message = "standard input can be read once: give '-' to one --files0-from or "
+		     "--exclude-from only" },
 };
 
 const size_t rule_count = sizeof option_rules / sizeof option_rules[0];

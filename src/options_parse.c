@@ -433,104 +433,60 @@ static int usage_error(const char *message)
 	msg_try_help();
 	return STATUS_USAGE;
 }
-/* The rules of option_rules, in their order: false after telling the
- * first that fails. */
-static bool rules_hold(const struct options_state *st)
+
+/* ---- the options together ---------------------------------------------- */
+
+static size_t others_given(const struct opt_rule *r, const struct options_state *st)
 {
-	for (size_t i = 0; i < rule_count; i++) {
-		const struct opt_rule *r = &option_rules[i];
-		size_t others = 0;
-		for (size_t k = 0; k < sizeof r->others / sizeof r->others[0] && r->others[k]; k++)
-			others += given(st, r->others[k]);
-		bool key = given(st, r->key);
-		bool broken = r->kind == RULE_EXCLUDES ? key && others > 0
-			      : r->kind == RULE_NEEDS ? key && others == 0
-						     : key + others > 1;
-		if (broken) {
-			usage_error(r->message);
-			return false;
-		}
-	}
-	return true;
+	size_t n = 0;
+	for (size_t k = 0; k < sizeof r->others / sizeof r->others[0] && r->others[k]; k++)
+		n += given(st, r->others[k]);
+	return n;
 }
 
-/* The action, and what it may not go with beyond option_rules: the
- * operands, and values. */
-static int check_action(struct options *opts, const struct options_state *st)
+static bool rule_broken(const struct opt_rule *r, const struct options *opts,
+			const struct options_state *st)
+{
+	bool key = !r->key || given(st, r->key);
+
+	if (r->unless && given(st, r->unless))
+		return false;
+	switch (r->kind) {
+	case RULE_EXCLUDES:
+		return key && others_given(r, st) > 0;
+	case RULE_NEEDS:
+		return key && others_given(r, st) == 0;
+	case RULE_ONE_OF:
+		return key + others_given(r, st) > 1;
+	case RULE_ALONE:
+		/* an option that names the files takes no FILE operand */
+		return key && (others_given(r, st) > 0 ||
+			       (opt_by_key(r->key)->names_files && st->noperands > 0));
+	case RULE_CHECK:
+		return key && r->broken(opts, st);
+	}
+	return false;
+}
+
+/* What the options given make of each other, which the rules read. */
+static void derive(struct options *opts, const struct options_state *st)
 {
 	bool evict = given(st, OPT_EVICT), warm = given(st, OPT_WARM);
-	bool lock = opts->lock;
 
 	opts->action = evict ? ACTION_EVICT
 		       : warm ? ACTION_WARM
-		       : lock ? ACTION_LOCK
+		       : opts->lock ? ACTION_LOCK
 		       : opts->warm_from ? ACTION_LISTED : ACTION_NONE;
-	if (lock && !opts->warm_from && !st->files0_from && st->noperands == 0 && !opts->npids && !opts->ncgroups)
-		return usage_error("--lock needs a FILE (or --files0-from or --pid): it does not "
-				   "act on the current directory unnamed; give . to mean it");
-	/* what an action changes must be named: "." by default would evict
-	 * a whole tree, from / a whole file system (vmtouch needs a name too) */
-	if ((evict || warm) && !st->files0_from && st->noperands == 0 && !opts->npids &&
-	    !opts->system && !opts->ncgroups)
-		return usage_error(evict ? "--evict needs a FILE (or --files0-from or --pid): "
-					   "it does not act on the current directory unnamed; "
-					   "give . to mean it"
-					 : "--warm needs a FILE (or --files0-from or --pid): "
-					   "it does not act on the current directory unnamed; "
-					   "give . to mean it");
-	if (opts->warm_from && (st->files0_from || st->noperands > 0 || opts->npids))
-		return usage_error("--warm-from takes its files from the snapshot: no FILE "
-				   "operands, --files0-from or --pid");
-	if (opts->warm_from && (opts->range.offset || opts->range.length))
-		return usage_error("--warm-from reads the extents the snapshot lists: no "
-				   "--offset or --length");
-	if (opts->warm_from && strcmp(opts->warm_from, "-") == 0 &&
-	    st->nexclude_files > 0)
-		for (size_t i = 0; i < st->nexclude_files; i++)
-			if (strcmp(st->exclude_files[i], "-") == 0)
-				return usage_error("standard input can be read once: give '-' "
-						   "to --warm-from or --exclude-from, not both");
-	return OPTIONS_RUN;
+	/* --charged: those trees, not the processes' files */
+	opts->cgroup_walks = opts->ncgroups && opts->charged &&
+			     (st->files0_from || st->noperands > 0);
 }
 
-/* Checks that need every option: run after the last one is read. */
-static int check_combinations(struct options *opts, const struct options_state *st)
+/* What the options given leave to defaults, once they hold together. */
+static void settle(struct options *opts)
 {
-	uint64_t end;
-	/* the range may end at 2^64 exactly (end wraps to 0), not past it */
-	if (__builtin_add_overflow(opts->range.offset, opts->range.length, &end) && end != 0) {
-		msg("--offset ");
-		msg_name_str(st->offset);
-		msg_more(" plus --length ");
-		msg_name_str(st->length);
-		msg_more(" passes 2^64 bytes, the largest offset there is\n");
-		msg_try_help();
-		return STATUS_USAGE;
-	}
-	if (opts->count && !opts->interval)
-		return usage_error("--count needs -i/--interval");
-	if (opts->interval && opts->format == FORMAT_PROMETHEUS && !opts->output_file)
-		return usage_error("-i with --format=prometheus needs --output-file: each sample "
-				   "replaces the file a textfile collector reads, where on standard "
-				   "output the samples would follow each other, which no scraper "
-				   "reads as one");
-	if (!rules_hold(st))
-		return STATUS_USAGE;
-	int status = check_action(opts, st);
-	if (status != OPTIONS_RUN)
-		return status;
-	if (opts->reverse && opts->sort_key < 0 && !opts->top)
-		return usage_error("--reverse needs --sort or --top");
 	if (opts->top && opts->sort_key < 0)
 		opts->sort_key = COL_CACHED;
-	if (st->files0_from && st->noperands > 0)
-		return usage_error("FILE operands cannot be combined with --files0-from");
-	if (opts->system && (st->files0_from || st->noperands > 0 || opts->npids))
-		return usage_error("--system inspects the whole machine: no FILE operands, "
-				   "--files0-from or --pid");
-	if (opts->system && opts->action != ACTION_NONE)
-		return usage_error("--system cannot be combined with --evict, --warm or "
-				   "--warm-from");
 	if (opts->system) {
 		/* the files that hold the most, then the file systems */
 		if (!opts->top)
@@ -540,31 +496,22 @@ static int check_combinations(struct options *opts, const struct options_state *
 		opts->all = true;
 		opts->total = true;
 	}
-	if (opts->npids && (st->files0_from || st->noperands > 0))
-		return usage_error("--pid cannot be combined with FILE operands or --files0-from");
-	if (opts->ncgroups && opts->charged && (st->files0_from || st->noperands > 0))
-		opts->cgroup_walks = true; /* --charged: those trees, not the processes' files */
-	else if (opts->ncgroups && (st->files0_from || st->noperands > 0 || opts->npids ||
-				    opts->system))
-		return usage_error("--cgroup inspects its cgroups' processes' files: no FILE "
-				   "operands, --files0-from, --pid or --system (FILE operands "
-				   "only with --charged)");
-	if (opts->ncgroups && (opts->npids || opts->system))
-		return usage_error("--cgroup cannot be combined with --pid or --system");
-	if (opts->ncgroups && opts->action != ACTION_NONE)
-		return usage_error("--cgroup cannot be combined with --evict, --warm, --warm-from "
-				   "or --lock");
-	if (opts->ncgroups && !opts->cgroup_walks && opts->max_depth >= 0)
-		return usage_error("--cgroup has a row per file and per cgroup: no -d/--max-depth");
-	bool stdin_taken = st->files0_from && strcmp(st->files0_from, "-") == 0;
-	for (size_t i = 0; i < st->nexclude_files; i++) {
-		if (strcmp(st->exclude_files[i], "-") != 0)
+}
+
+/* The rules of option_rules, in their order, after the last option is
+ * read: the first that fails is told. */
+static int check_combinations(struct options *opts, const struct options_state *st)
+{
+	derive(opts, st);
+	for (size_t i = 0; i < rule_count; i++) {
+		const struct opt_rule *r = &option_rules[i];
+		if (!rule_broken(r, opts, st))
 			continue;
-		if (stdin_taken)
-			return usage_error("standard input can be read once: give '-' to "
-					   "one --files0-from or --exclude-from only");
-		stdin_taken = true;
+		if (r->message)
+			return usage_error(r->message);
+		return STATUS_USAGE; /* told by r->broken */
 	}
+	settle(opts);
 	return OPTIONS_RUN;
 }
 
