@@ -40,14 +40,18 @@ static bool in_others(const struct opt_rule *r, int key)
 
 static bool rule_excludes(const struct opt_rule *r, int a, int b)
 {
+	if (r->not_completed)
+		return false;
 	switch (r->kind) {
 	case RULE_ONE_OF:
 		return (r->key == a || in_others(r, a)) &&
 		       (r->key == b || in_others(r, b));
 	case RULE_EXCLUDES:
+	case RULE_ALONE:
 		return (r->key == a && in_others(r, b)) ||
 		       (r->key == b && in_others(r, a));
 	case RULE_NEEDS:
+	case RULE_CHECK:
 		break;
 	}
 	return false;

@@ -144,27 +144,41 @@ struct opt_spec {
 	const char *hint;      /* what the value is, for the completions */
 	bool repeats;          /* may be given more than once, each counting */
 	/* names the files itself (a list, processes, the machine, a snapshot):
-	 * no FILE operand, nor another such option (check_combinations says
-	 * so; the completions offer neither after it) */
+	 * no FILE operand (its RULE_ALONE rule says so, with the others it
+	 * excludes), nor another such option (the completions offer neither
+	 * after it) */
 	bool names_files;
 };
 
 extern const struct opt_spec option_table[];
 extern const size_t option_count;
 
-/* A rule between options, checked once every option is read (the rules
- * that look at values or operands are options.c's code). */
+/* A rule between options.  option_rules[] holds them all, in the order
+ * they are checked once every option is read: the first broken one is
+ * told.  A rule that looks at values or operands is code (RULE_CHECK). */
 enum rule_kind {
 	RULE_EXCLUDES, /* key excludes each of others */
 	RULE_NEEDS,    /* key needs one of others */
 	RULE_ONE_OF,   /* at most one of key and others */
+	/* key names the files (.names_files): no FILE operand, nor any of
+	 * others */
+	RULE_ALONE,
+	/* .broken looks at values or operands (key 0: always, else when key
+	 * is given); .message, or, when NULL, broken told it */
+	RULE_CHECK,
 };
 
+/* NOLINTNEXTLINE(clang-analyzer-optin.performance.Padding) */
 struct opt_rule {
 	enum rule_kind kind;
 	int key;
 	int others[4]; /* 0 after the last */
 	const char *message;
+	int unless;    /* 0, or an option that, given too, lifts the rule */
+	/* the completions still offer others after key: the rule was code
+	 * until the completions were made, and they are kept as they were */
+	bool not_completed;
+	bool (*broken)(const struct options *opts, const struct options_state *st);
 };
 
 extern const struct opt_rule option_rules[];

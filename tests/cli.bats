@@ -585,3 +585,67 @@ make_small_dir() {
 	run -0 --separate-stderr pagestat -a -d 100 -n -o path dua
 	assert_equal "$output" "$(du -a dua | cut -f2)"
 }
+
+@test "the rules between options: each message of option_rules, status 2, nothing read" {
+	printf a >f
+	printf 'f\0' >list
+	local -a cases=(
+		"-i 1 --lock --daemon f|-i/--interval cannot be combined with --daemon: a daemon has no output to sample to"
+		"-i 1 --evict f|-i/--interval cannot be combined with --evict, --warm or --warm-from: an action is done once"
+		"--evict|--evict needs a FILE (or --files0-from or --pid): it does not act on the current directory unnamed; give . to mean it"
+		"--warm|--warm needs a FILE (or --files0-from or --pid): it does not act on the current directory unnamed; give . to mean it"
+		"--warm-from - --exclude-from -|standard input can be read once: give '-' to --warm-from or --exclude-from, not both"
+		"--system --evict|--system cannot be combined with --evict, --warm or --warm-from"
+		"--system --warm|--system cannot be combined with --evict, --warm or --warm-from"
+		"--warm --system|--system cannot be combined with --evict, --warm or --warm-from"
+		"--files0-from - --exclude-from -|standard input can be read once: give '-' to one --files0-from or --exclude-from only"
+		"--exclude-from - --exclude-from - f|standard input can be read once: give '-' to one --files0-from or --exclude-from only"
+		"--cgroup self --charged --pid 1|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system (FILE operands only with --charged)"
+		"--cgroup self --charged --system|--cgroup inspects its cgroups' processes' files: no FILE operands, --files0-from, --pid or --system (FILE operands only with --charged)"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$PAGESTAT" ${c%%|*} </dev/null
+		assert_output ""
+		assert_equal "$stderr" "pagestat: ${c#*|}"$'\n'"Try 'pagestat --help' for more information."
+	done
+}
+
+@test "the rules between options: the first broken one in option_rules' order is told" {
+	printf a >f
+	printf 'f\0' >list
+	local -a cases=(
+		# --count's rule comes before the actions'
+		"--count 2 --evict --warm f|--count needs -i/--interval"
+		# the table's rules before what the operands name
+		"--lock --evict|--lock cannot be combined with --evict, --warm or --system"
+		# --warm-from names its files before --system is asked
+		"--warm-from s --system --pid 1|--warm-from takes its files from the snapshot"
+		"--files0-from list --pid 1 f|FILE operands cannot be combined with --files0-from"
+		"--system --cgroup self --pid 1|--system inspects the whole machine"
+		# with --charged, --cgroup takes FILE operands, but not --pid's
+		"--cgroup self --charged --pid 1 f|--pid cannot be combined with FILE operands or --files0-from"
+		"--cgroup self --charged --system f|--system inspects the whole machine"
+	)
+	local c
+	for c in "${cases[@]}"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr "$PAGESTAT" ${c%%|*} </dev/null
+		assert_output ""
+		assert_stderr_has "pagestat: ${c#*|}"
+	done
+}
+
+@test "a row of the option table cannot store a value into a field of another type" {
+	local cc=${CC:-cc} src=$BATS_TEST_DIRNAME/../src test=$BATS_TEST_DIRNAME/optable_store.c
+	command -v "$cc" >/dev/null || skip "no C compiler ($cc) to try the table's macros"
+	[[ -r $src/options_int.h && -r $test ]] || skip "sources not found: $src"
+	# the right rows compile, so that the wrong ones fail for their type
+	run -0 "$cc" -std=gnu11 -fsyntax-only -I"$src" "$test"
+	local wrong
+	for wrong in 1 2 3; do
+		run -1 "$cc" -std=gnu11 -fsyntax-only -I"$src" -DWRONG_STORE=$wrong "$test"
+		assert_output --regexp "(_G|g)eneric"
+	done
+}
