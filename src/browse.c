@@ -817,11 +817,15 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	if (b->want_detail && row_has_detail(row)) {
 		b->nsegments = 0;
 		XGROW(b->segments, b->segments_cap, row->nsegments + 1);
-		memcpy(b->segments, row->segments, row->nsegments * sizeof *row->segments);
+		/* (a file with no cached page has no extents: a null pointer,
+		 * which memcpy may not be given, even for no byte) */
+		if (row->nsegments)
+			memcpy(b->segments, row->segments, row->nsegments * sizeof *row->segments);
 		b->nsegments = row->nsegments;
 		size_t keep = row->nextents < EXTENTS_KEPT ? row->nextents : EXTENTS_KEPT;
 		XGROW(b->extents, b->extents_cap, keep + 1);
-		memcpy(b->extents, row->extents, keep * sizeof *row->extents);
+		if (keep)
+			memcpy(b->extents, row->extents, keep * sizeof *row->extents);
 		b->nextents = keep;
 		b->extents_all = row->nextents;
 	}
