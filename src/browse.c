@@ -852,16 +852,15 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	}
 }
 
-/* w: the browser whose warm goes on (action_chunk_hook has no context). */
-static struct browser *warm_browser;
-
-/* Before each chunk of w's warm (on this thread: w's walk has no
- * workers): the keyboard polled as between rows; q or Escape stops it. */
-static bool warm_chunk(void)
+/* w's pace, asked before each chunk of its warm (on this thread: w's
+ * walk has no workers): the keyboard polled as between rows; q or Escape
+ * stops it. */
+static bool warm_chunk(void *ctx, uint64_t bytes)
 {
-	struct browser *b = warm_browser;
-	if (!b || b->warm_stop)
-		return b != NULL;
+	struct browser *b = ctx;
+	(void)bytes;
+	if (b->warm_stop)
+		return true;
 	if (ms_since(&b->drawn) < DRAW_MS)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
@@ -1383,14 +1382,11 @@ static void act(struct browser *b, uint32_t node, enum action action, bool in_de
 	b->warm_stop = false;
 	if (action == ACTION_WARM) {
 		b->warming = true;
-		warm_browser = b;
-		action_chunk_hook = warm_chunk;
+		req.pace = (struct pace){ .fn = warm_chunk, .ctx = b };
 	} else {
 		b->evicting = true; /* stopped between two files */
 	}
 	act_walk(b, node, &req);
-	action_chunk_hook = NULL;
-	warm_browser = NULL;
 	b->warming = b->evicting = false;
 	bool stopped = b->warm_stop;
 	b->warm_stop = false;
