@@ -1031,6 +1031,28 @@ static bool group_again(struct browser *b, uint32_t node, const struct file_requ
 	return true;
 }
 
+/* node's path walked by req, its rows into the browser's sink (under
+ * --system with the settings its file systems are walked with); into_tree:
+ * the rows become nodes (btree_begin: the caller ends them, or throws them
+ * away).  Returns the path walked, the caller's to free. */
+static char *walk_path(struct browser *b, uint32_t node, const struct file_request *req,
+		       bool into_tree, struct walk_result *result)
+{
+	btree_path(&b->tree, node, &b->path);
+	char *path = xstrdup(b->path.data);
+	char *operands[2] = { path, NULL };
+	struct walk_config cfg = walk_cfg(b->system ? &b->fs_cfg : b->cfg, req);
+	struct sink sink = walk_sink(b);
+
+	if (into_tree) {
+		clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+		btree_begin(&b->tree, operands);
+		b->walk_start = realtime_ns();
+	}
+	walk_run(&cfg, operands, &sink, result);
+	return path;
+}
+
 /* Walks node's path again by req (a measure, an action), its rows in
  * place of node's; false when q stopped it or the node is gone (said).
  * A group (a cgroup, --system's deleted files) is gathered again, or its
@@ -1039,17 +1061,8 @@ static bool walk_again(struct browser *b, uint32_t node, const struct file_reque
 {
 	if (b->tree.nodes[node].kind == BN_GROUP)
 		return req->action == ACTION_NONE ? regather(b, node) : group_again(b, node, req);
-	btree_path(&b->tree, node, &b->path);
-	char *path = xstrdup(b->path.data);
-	char *operands[2] = { path, NULL };
-	struct walk_config cfg = walk_cfg(b->system ? &b->fs_cfg : b->cfg, req);
-	struct sink sink = walk_sink(b);
 	struct walk_result result = { 0 };
-
-	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
-	btree_begin(&b->tree, operands);
-	b->walk_start = realtime_ns();
-	walk_run(&cfg, operands, &sink, &result);
+	char *path = walk_path(b, node, req, true, &result);
 	b->errors = result.errors;
 	bool ok = false;
 	if (b->quit) {
@@ -1324,14 +1337,8 @@ static void act_walk(struct browser *b, uint32_t node, const struct file_request
 	if (b->tree.nodes[node].kind == BN_GROUP) {
 		measure_files(b, node, NULL, 0, req);
 	} else {
-		btree_path(&b->tree, node, &b->path);
-		char *path = xstrdup(b->path.data);
-		char *operands[2] = { path, NULL };
-		struct walk_config cfg = walk_cfg(b->system ? &b->fs_cfg : b->cfg, req);
-		struct sink sink = walk_sink(b);
 		struct walk_result result = { 0 };
-		walk_run(&cfg, operands, &sink, &result);
-		free(path);
+		free(walk_path(b, node, req, false, &result));
 	}
 	b->acting = false;
 }
