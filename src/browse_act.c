@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* --browse's e and w (asked first, stopped by q or Escape, said after)
+ * and a file's detail view (its segment map and cached extents measured
+ * again). */
+#include <config.h>
+
+#include "browse_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "escape.h"
+#include "fail.h"
+#include "format.h"
+#include "memstat.h"
+
+/* w's pace, asked before each chunk of its warm (on this thread: w's
+ * walk has no workers): the keyboard polled as between rows; q or Escape
+ * stops it. */
+static bool warm_chunk(void *ctx, uint64_t bytes)
+{
+	struct browser *b = ctx;
+	(void)bytes;
+	if (b->warm_stop)
+		return true;
+	if (ms_since(&b->drawn) < DRAW_MS)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	nodelay(stdscr, TRUE);
+	browse_poll_keys(b);
+	nodelay(stdscr, FALSE);
+	if (!b->warm_stop) {
+		browse_say(b, "warming... (%" PRIu64 " files done) q or Escape stops", b->files);
+		browse_draw_status(b);
+		refresh();
+	}
+	return b->warm_stop;
+}
+
+static bool ask(struct browser *b, const char *question)
+{
+	browse_say(b, "%s [y/n]", question);
+	browse_draw_shown(b);
+	for (;;) {
+		int ch = browse_next_key(b);
+		if (b->quit)
+			return false;
+		if (ch == 'y' || ch == 'Y')
+			return true;
+		if (ch == KEY_RESIZE) {
+			browse_draw_shown(b);
+			continue;
+		}
+		if (ch != ERR)
+			break;
+	}
+	browse_say(b, "nothing done");
+	return false;
+}
+
+/* A file's detail measured again: as base asks, with a segment a column
+ * and its cached extents. */
+static bool measure_detail(struct browser *b, uint32_t node, const struct file_request *base)
+{
+	struct file_request req = *base;
+	/* a part a column, but no part smaller than a page: each column
+	 * then shows the part it falls in */
+	uint64_t parts = COLS > 1 ? (uint64_t)COLS : 1;
+	if (parts > b->tree.nodes[node].pages)
+		parts = b->tree.nodes[node].pages ? b->tree.nodes[node].pages : 1;
+	req.measure.segments = parts > 4096 ? 4096 : (unsigned)parts;
+	req.measure.extents = EXTENTS_CACHED;
+	b->want_detail = true;
+	b->nsegments = b->nextents = b->extents_all = 0;
+	bool ok = browse_walk_again(b, node, &req);
+	b->want_detail = false;
+	return ok;
+}
+
+/* e and w: the selected entry, after a question that says how much; in a
+ * file's detail (in_detail), measured after as the detail is. */
+void browse_act(struct browser *b, uint32_t node, enum action action, bool in_detail)
+{
+	const struct bnode *n = &b->tree.nodes[node];
+	btree_path(&b->tree, node, &b->path);
+	char what[FMT_BUFSIZE], question[4200], name[4096];
+	esc_terminal(name, sizeof name, b->path.data, b->path.len, b->utf8);
+	const char *verb0 = action == ACTION_EVICT ? "evict" : "warm";
+	const char *note = browse_note_of(b, node);
+	if (note) {
+		browse_say(b, "%s: %s: nothing to %s", name, note, verb0);
+		return;
+	}
+	if (browse_deleted_entry(b, node)) {
+		browse_say(b, "a deleted file has no path to open as you: nothing to %s (pagestat "
+		    "--evict acts on files by their names)", verb0);
+		return;
+	}
+	uint64_t before = n->cached, dirty_before = n->dirty;
+	if (action == ACTION_EVICT) {
+		fmt_human(what, bytes_of(b, n->cached));
+		snprintf(question, sizeof question, "evict the %s cached of %s?", what, name);
+	} else {
+		uint64_t missing = bytes_of(b, n->pages - n->cached), available;
+		fmt_human(what, missing);
+		if (meminfo_bytes("MemAvailable", &available) && missing > available) {
+			char have[FMT_BUFSIZE];
+			fmt_human(have, available);
+			browse_say(b, "warm: %s to read, more than the %s of memory available: nothing "
+			    "read", what, have);
+			return;
+		}
+		snprintf(question, sizeof question, "read the %s missing of %s into the cache?",
+			 what, name);
+	}
+	if (!ask(b, question))
+		return;
+	struct file_request req = *b->cfg->req;
+	req.action = action;
+	browse_remember_selection(b);
+	b->warm_stop = false;
+	if (action == ACTION_WARM) {
+		b->warming = true;
+		req.pace = (struct pace){ .fn = warm_chunk, .ctx = b };
+	} else {
+		b->evicting = true; /* stopped between two files */
+	}
+	browse_act_walk(b, node, &req);
+	b->warming = b->evicting = false;
+	bool stopped = b->warm_stop;
+	b->warm_stop = false;
+	if (b->quit)
+		return;
+	/* what the files hold now, measured as r does: a file the action
+	 * could not open is as it was, and keeps its figures and its line */
+	if (!(in_detail ? measure_detail(b, node, b->cfg->req)
+			: browse_walk_again(b, node, b->cfg->req)))
+		return; /* gone (said), or q */
+	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
+	char was[FMT_BUFSIZE], now[FMT_BUFSIZE], failed[4400] = "";
+	fmt_human(was, bytes_of(b, before));
+	fmt_human(now, bytes_of(b, b->tree.nodes[node].cached));
+	int err = b->tree.nodes[node].error;
+	if (b->act_failed)
+		snprintf(failed, sizeof failed, "; %" PRIu64 " could not be %sed: %s: %s%s",
+			 b->act_failed, verb, b->act_name, fail_strerror(b->act_error),
+			 b->act_failed > 1 ? ", and others" : "");
+	if (b->act_failed && b->tree.nodes[node].kind == BN_FILE)
+		browse_say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act_error));
+	else if (err)
+		browse_say(b, "%s of %s done, but it cannot be measured after: %s", verb, name,
+		    fail_strerror(err));
+	else if (stopped)
+		browse_say(b, "%s of %s stopped (q or Escape): cached %s before, %s now%s", verb, name,
+		    was, now, failed);
+	else if (b->act_failed)
+		browse_say(b, "%sed %s: cached %s before, %s now%s", verb, name, was, now, failed);
+	else if (action == ACTION_EVICT && dirty_before && b->tree.nodes[node].cached)
+		browse_say(b, "evicted %s: cached %s before, %s now: the kernel drops clean pages only, "
+		    "and dirty ones were being written back (e again once written, or run sync)",
+		    name, was, now);
+	else
+		browse_say(b, "%sed %s: cached %s before, %s now", verb, name, was, now);
+	browse_make_list(b);
+}
+
+/* The detail view until the user leaves it; false: q. */
+bool browse_detail(struct browser *b, uint32_t node)
+{
+	b->status[0] = 0;
+	measure_detail(b, node, b->cfg->req);
+	b->detail_node = node;
+	for (;;) {
+		if (b->quit) {
+			b->detail_node = BNODE_NONE;
+			return false;
+		}
+		browse_draw_detail(b, node);
+		int ch = browse_next_key(b);
+		switch (ch) {
+		case 'q':
+		case 'Q':
+			b->detail_node = BNODE_NONE;
+			return false;
+		case 'h':
+		case KEY_LEFT:
+		case KEY_BACKSPACE:
+		case 127:
+		case 8:
+		case 27:
+			b->detail_node = BNODE_NONE;
+			return true;
+		case 'r':
+			measure_detail(b, node, b->cfg->req);
+			break;
+		case 'e':
+		case 'w':
+			browse_act(b, node, ch == 'e' ? ACTION_EVICT : ACTION_WARM, true);
+			break;
+		default:
+			break;
+		}
+	}
+}
