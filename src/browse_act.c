@@ -93,7 +93,7 @@ void browse_act(struct browser *b, uint32_t node, enum action action, bool in_de
 	}
 	if (browse_deleted_entry(b, node)) {
 		browse_say(b, "a deleted file has no path to open as you: nothing to %s (pagestat "
-		    "--evict acts on files by their names)", verb0);
+			   "--evict acts on files by their names)", verb0);
 		return;
 	}
 	uint64_t before = n->cached, dirty_before = n->dirty;
@@ -107,7 +107,7 @@ void browse_act(struct browser *b, uint32_t node, enum action action, bool in_de
 			char have[FMT_BUFSIZE];
 			fmt_human(have, available);
 			browse_say(b, "warm: %s to read, more than the %s of memory available: nothing "
-			    "read", what, have);
+				   "read", what, have);
 			return;
 		}
 		snprintf(question, sizeof question, "read the %s missing of %s into the cache?",
@@ -149,16 +149,16 @@ void browse_act(struct browser *b, uint32_t node, enum action action, bool in_de
 		browse_say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act_error));
 	else if (err)
 		browse_say(b, "%s of %s done, but it cannot be measured after: %s", verb, name,
-		    fail_strerror(err));
+			   fail_strerror(err));
 	else if (stopped)
 		browse_say(b, "%s of %s stopped (q or Escape): cached %s before, %s now%s", verb, name,
-		    was, now, failed);
+			   was, now, failed);
 	else if (b->act_failed)
 		browse_say(b, "%sed %s: cached %s before, %s now%s", verb, name, was, now, failed);
 	else if (action == ACTION_EVICT && dirty_before && b->tree.nodes[node].cached)
 		browse_say(b, "evicted %s: cached %s before, %s now: the kernel drops clean pages only, "
-		    "and dirty ones were being written back (e again once written, or run sync)",
-		    name, was, now);
+			   "and dirty ones were being written back (e again once written, or run sync)",
+			   name, was, now);
 	else
 		browse_say(b, "%sed %s: cached %s before, %s now", verb, name, was, now);
 	browse_make_list(b);

@@ -142,9 +142,11 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	if (b->scanning) {
 		browse_draw_scan(b, row->path, row->path_len);
 	} else {
-		browse_say(b, b->warming ? "warming... (%" PRIu64 " files) q or Escape stops"
-		    : b->evicting ? "evicting... (%" PRIu64 " files) q or Escape stops"
-				  : "measuring... (%" PRIu64 " files)", b->files);
+		browse_say(b,
+			   b->warming    ? "warming... (%" PRIu64 " files) q or Escape stops"
+			   : b->evicting ? "evicting... (%" PRIu64 " files) q or Escape stops"
+					 : "measuring... (%" PRIu64 " files)",
+			   b->files);
 		browse_draw_status(b);
 		refresh();
 	}
@@ -471,7 +473,7 @@ void browse_refresh_dir(struct browser *b)
 				 b->rewalked, b->rewalked == 1 ? "" : "s");
 		if (b->errors)
 			browse_say(b, "measured at %s: %" PRIu64 " could not be measured%s", when,
-			    b->errors, walked);
+				   b->errors, walked);
 		else
 			browse_say(b, "measured at %s: + more cached, - less%s", when, walked);
 	}
