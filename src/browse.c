@@ -237,119 +237,163 @@ static void go_up(struct browser *b)
 			b->sel = i;
 }
 
+/* The keys that move the selection; false for any other key. */
+static bool move_key(struct browser *b, int ch)
+{
+	switch (ch) {
+	case KEY_UP:
+	case 'k':
+		if (b->sel > 0)
+			b->sel--;
+		return true;
+	case KEY_DOWN:
+	case 'j':
+		if (b->sel + 1 < b->nlist)
+			b->sel++;
+		return true;
+	case KEY_PPAGE:
+		b->sel = b->sel > (size_t)browse_list_rows() ? b->sel - (size_t)browse_list_rows() : 0;
+		return true;
+	case KEY_NPAGE:
+		b->sel += (size_t)browse_list_rows();
+		return true;
+	case KEY_HOME:
+	case 'g':
+		b->sel = 0;
+		return true;
+	case KEY_END:
+	case 'G':
+		b->sel = b->nlist ? b->nlist - 1 : 0;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The keys that sort (c s p d v n; the same again reverses) and t;
+ * false for any other key. */
+static bool order_key(struct browser *b, int ch)
+{
+	switch (ch) {
+	case 'c': set_key(b, SORT_CACHED); return true;
+	case 's': set_key(b, SORT_SIZE); return true;
+	case 'p': set_key(b, SORT_PERCENT); return true;
+	case 'd': set_key(b, SORT_DIRTY); return true;
+	case 'v': set_key(b, SORT_EVICTED); return true;
+	case 'n': set_key(b, SORT_NAME); return true;
+	case 't':
+		b->mixed = !b->mixed;
+		browse_make_list(b);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Enter on sel: a directory (or a group) shown, a file's detail; false
+ * when q left the detail. */
+static bool open_entry(struct browser *b, uint32_t sel)
+{
+	if (sel == BNODE_NONE)
+		return true;
+	if (b->tree.nodes[sel].kind == BN_DIR || b->tree.nodes[sel].kind == BN_GROUP) {
+		b->dir = sel;
+		b->sel = b->top = 0;
+		b->nlist = 0;
+		b->status[0] = 0;
+		browse_make_list(b);
+	} else if (b->tree.nodes[sel].kind == BN_FILE) {
+		if (!browse_detail(b, sel))
+			return false;
+		browse_make_list(b);
+	}
+	return true;
+}
+
+/* i: measuring every REFRESH_SECONDS, or no longer. */
+static void toggle_interval(struct browser *b)
+{
+	b->interval = !b->interval;
+	clock_gettime(CLOCK_MONOTONIC, &b->next_refresh);
+	browse_say(b, b->interval ? "i: measuring every %d seconds" : "i: stopped",
+		   REFRESH_SECONDS);
+}
+
+/* i: the directory measured again when its time has come. */
+static void interval_tick(struct browser *b)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec >= b->next_refresh.tv_sec) {
+		browse_refresh_dir(b);
+		b->next_refresh.tv_sec = now.tv_sec + REFRESH_SECONDS;
+	}
+}
+
+/* A key of the listing; false: pagestat quits. */
+static bool listing_key(struct browser *b, int ch)
+{
+	uint32_t sel = b->sel < b->nlist ? b->list[b->sel] : BNODE_NONE;
+	if (move_key(b, ch) || order_key(b, ch))
+		return true;
+	switch (ch) {
+	case 'q':
+	case 'Q':
+		return false;
+	case '\n':
+	case '\r':
+	case KEY_ENTER:
+	case KEY_RIGHT:
+	case 'l':
+		return open_entry(b, sel);
+	case KEY_LEFT:
+	case KEY_BACKSPACE:
+	case 127:
+	case 8:
+	case 'h':
+		b->status[0] = 0;
+		go_up(b);
+		break;
+	case 'r':
+		browse_refresh_dir(b);
+		break;
+	case 'R':
+		browse_rewalk_dir(b);
+		break;
+	case 'i':
+		toggle_interval(b);
+		break;
+	case 'e':
+	case 'w':
+		if (sel != BNODE_NONE && !b->tree.nodes[sel].error)
+			browse_act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM, false);
+		break;
+	case '?':
+		browse_draw_help(b);
+		break;
+	case 'L' & 0x1f: /* Ctrl-L, as in less and top */
+		clear();
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 /* The keys, until q. */
 static void browse_loop(struct browser *b)
 {
-	for (;;) {
-		if (b->quit)
-			return;
+	while (!b->quit) {
 		browse_draw_listing(b);
 		timeout(b->interval ? 200 : -1);
 		int ch = browse_next_key(b);
 		timeout(-1);
 		if (b->quit)
 			return;
-		if (b->interval) {
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec >= b->next_refresh.tv_sec) {
-				browse_refresh_dir(b);
-				b->next_refresh.tv_sec = now.tv_sec + REFRESH_SECONDS;
-			}
-		}
-		uint32_t sel = b->sel < b->nlist ? b->list[b->sel] : BNODE_NONE;
-		switch (ch) {
-		case 'q':
-		case 'Q':
+		if (b->interval)
+			interval_tick(b);
+		if (!listing_key(b, ch))
 			return;
-		case KEY_UP:
-		case 'k':
-			if (b->sel > 0)
-				b->sel--;
-			break;
-		case KEY_DOWN:
-		case 'j':
-			if (b->sel + 1 < b->nlist)
-				b->sel++;
-			break;
-		case KEY_PPAGE:
-			b->sel = b->sel > (size_t)browse_list_rows() ? b->sel - (size_t)browse_list_rows() : 0;
-			break;
-		case KEY_NPAGE:
-			b->sel += (size_t)browse_list_rows();
-			break;
-		case KEY_HOME:
-		case 'g':
-			b->sel = 0;
-			break;
-		case KEY_END:
-		case 'G':
-			b->sel = b->nlist ? b->nlist - 1 : 0;
-			break;
-		case '\n':
-		case '\r':
-		case KEY_ENTER:
-		case KEY_RIGHT:
-		case 'l':
-			if (sel == BNODE_NONE)
-				break;
-			if (b->tree.nodes[sel].kind == BN_DIR ||
-			    b->tree.nodes[sel].kind == BN_GROUP) {
-				b->dir = sel;
-				b->sel = b->top = 0;
-				b->nlist = 0;
-				b->status[0] = 0;
-				browse_make_list(b);
-			} else if (b->tree.nodes[sel].kind == BN_FILE) {
-				if (!browse_detail(b, sel))
-					return;
-				browse_make_list(b);
-			}
-			break;
-		case KEY_LEFT:
-		case KEY_BACKSPACE:
-		case 127:
-		case 8:
-		case 'h':
-			b->status[0] = 0;
-			go_up(b);
-			break;
-		case 'c': set_key(b, SORT_CACHED); break;
-		case 's': set_key(b, SORT_SIZE); break;
-		case 'p': set_key(b, SORT_PERCENT); break;
-		case 'd': set_key(b, SORT_DIRTY); break;
-		case 'v': set_key(b, SORT_EVICTED); break;
-		case 'n': set_key(b, SORT_NAME); break;
-		case 't':
-			b->mixed = !b->mixed;
-			browse_make_list(b);
-			break;
-		case 'r':
-			browse_refresh_dir(b);
-			break;
-		case 'R':
-			browse_rewalk_dir(b);
-			break;
-		case 'i':
-			b->interval = !b->interval;
-			clock_gettime(CLOCK_MONOTONIC, &b->next_refresh);
-			browse_say(b, b->interval ? "i: measuring every %d seconds" : "i: stopped",
-			    REFRESH_SECONDS);
-			break;
-		case 'e':
-		case 'w':
-			if (sel != BNODE_NONE && !b->tree.nodes[sel].error)
-				browse_act(b, sel, ch == 'e' ? ACTION_EVICT : ACTION_WARM, false);
-			break;
-		case '?':
-			browse_draw_help(b);
-			break;
-		case 'L' & 0x1f: /* Ctrl-L, as in less and top */
-			clear();
-			break;
-		default:
-			break;
-		}
 	}
 }
 
@@ -399,20 +443,84 @@ static void end_screen(void)
 	catch_faults(false);
 }
 
-int browse_run(const struct walk_config *cfg, const struct browse_source *src)
+/* The terminals and ncursesw, before anything is walked; false, with the
+ * status to end with, when --browse cannot run (said). */
+static bool browse_ready(int *status)
 {
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		msg("--browse needs a terminal: standard %s is not one\n",
 		    isatty(STDOUT_FILENO) ? "input" : "output");
-		return STATUS_USAGE;
+		*status = STATUS_USAGE;
+		return false;
 	}
 	struct curses_load load = { .why = "" };
 	if (user_call(browse_curses_open, &load) != 0) {
 		/* as --system without libmount: said, nothing walked, status 1 */
 		msg("--browse: cannot load the terminal library: %s\n",
 		    load.why[0] ? load.why : strerror(errno));
-		return STATUS_SOME_FAILED;
+		*status = STATUS_SOME_FAILED;
+		return false;
 	}
+	return true;
+}
+
+/* The first scan's coverage of the page cache (--system), or its
+ * failures, in the status line. */
+static void scan_said(struct browser *b, const struct walk_result *result)
+{
+	char share[FMT_BUFSIZE], refused[160] = "";
+	if (result->refused)
+		snprintf(refused, sizeof refused, " (%" PRIu64 " refused: see PRIVILEGES)",
+			 result->refused);
+	if (b->system && b->figures.known &&
+	    fmt_percent(share, bytes_of(b, b->tree.nodes[0].cached),
+			b->figures.cached + b->figures.buffers))
+	{
+		char failed[96] = "";
+		if (result->errors)
+			snprintf(failed, sizeof failed, "; %" PRIu64 " not inspected",
+				 result->errors);
+		browse_say(b, "coverage %s%% of the page cache (Cached + Buffers)%s%s", share,
+			   failed, refused);
+	}
+	else if (result->errors)
+		browse_say(b, "%" PRIu64 " could not be inspected: their lines say why%s",
+			   result->errors, refused);
+}
+
+/* After the first scan: the tree ended, the directory first shown (an
+ * operand alone: its own), what the scan found said. */
+static void first_screen(struct browser *b, const struct browse_source *src,
+			 const struct walk_result *result)
+{
+	struct row total = { .type = ROW_TOTAL, .stat = result->total.stat };
+	btree_end_scan(&b->tree, &total);
+	if (!src->npids)
+		browse_stamp_dirs(b, 0);
+	uint32_t first = b->tree.nodes[0].first;
+	if (first != BNODE_NONE && b->tree.nodes[first].next == BNODE_NONE &&
+	    (b->tree.nodes[first].kind == BN_DIR || b->tree.nodes[first].kind == BN_GROUP))
+		b->dir = first;
+	browse_make_list(b);
+	scan_said(b, result);
+}
+
+static void browser_free(struct browser *b)
+{
+	btree_free(&b->tree);
+	system_free(b->sys);
+	free(b->notes);
+	free(b->list);
+	free(b->segments);
+	free(b->extents);
+	sb_free(&b->path);
+}
+
+int browse_run(const struct walk_config *cfg, const struct browse_source *src)
+{
+	int status;
+	if (!browse_ready(&status))
+		return status;
 	struct walk_config all = *cfg;
 	all.all = true;      /* a node for every file */
 	all.max_depth = LONG_MAX; /* a node for every directory too */
@@ -439,43 +547,11 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 	browse_scan(&b, src->operands, &result);
 	b.scanning = false;
 	if (!b.quit) {
-		struct row total = { .type = ROW_TOTAL, .stat = result.total.stat };
-		btree_end_scan(&b.tree, &total);
-		if (!src->npids)
-			browse_stamp_dirs(&b, 0);
-		uint32_t first = b.tree.nodes[0].first;
-		if (first != BNODE_NONE && b.tree.nodes[first].next == BNODE_NONE &&
-		    (b.tree.nodes[first].kind == BN_DIR || b.tree.nodes[first].kind == BN_GROUP))
-			b.dir = first;
-		browse_make_list(&b);
-		char share[FMT_BUFSIZE], refused[160] = "";
-		if (result.refused)
-			snprintf(refused, sizeof refused, " (%" PRIu64 " refused: see PRIVILEGES)",
-				 result.refused);
-		if (b.system && b.figures.known &&
-		    fmt_percent(share, bytes_of(&b, b.tree.nodes[0].cached),
-				b.figures.cached + b.figures.buffers))
-		{
-			char failed[96] = "";
-			if (result.errors)
-				snprintf(failed, sizeof failed, "; %" PRIu64 " not inspected",
-					 result.errors);
-			browse_say(&b, "coverage %s%% of the page cache (Cached + Buffers)%s%s", share,
-			    failed, refused);
-		}
-		else if (result.errors)
-			browse_say(&b, "%" PRIu64 " could not be inspected: their lines say why%s",
-			    result.errors, refused);
+		first_screen(&b, src, &result);
 		browse_loop(&b);
 	}
 	end_screen();
-	btree_free(&b.tree);
-	system_free(b.sys);
-	free(b.notes);
-	free(b.list);
-	free(b.segments);
-	free(b.extents);
-	sb_free(&b.path);
+	browser_free(&b);
 	if (b.tty_gone) {
 		/* ended as a hang-up signal ends pagestat (signals.c): by
 		 * SIGHUP; where it is ignored (nohup), status 3: the screen, its
