@@ -190,12 +190,13 @@ int browse_next_key(struct browser *b)
 	return ch;
 }
 
-/* Polled while a walk goes on: q stops it (and pagestat); other keys
- * wait.  A resize redraws. */
+/* Polled (without waiting) while a walk goes on: q stops it (and
+ * pagestat); other keys wait.  A resize redraws. */
 void browse_poll_keys(struct browser *b)
 {
 	int kept[32], ch;
 	size_t n = 0;
+	nodelay(stdscr, TRUE);
 	while ((ch = browse_next_key(b)) != ERR) {
 		if ((b->warming || b->evicting) && (ch == 'q' || ch == 'Q' || ch == 27))
 			b->warm_stop = true; /* the warm or evict stops, not pagestat */
@@ -206,6 +207,7 @@ void browse_poll_keys(struct browser *b)
 		else if (n < sizeof kept / sizeof kept[0])
 			kept[n++] = ch;
 	}
+	nodelay(stdscr, FALSE);
 	/* for after the walk, in the order typed */
 	while (n > 0)
 		ungetch(kept[--n]);

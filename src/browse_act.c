@@ -26,9 +26,7 @@ static bool warm_chunk(void *ctx, uint64_t bytes)
 	if (ms_since(&b->drawn) < DRAW_MS)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
-	nodelay(stdscr, TRUE);
 	browse_poll_keys(b);
-	nodelay(stdscr, FALSE);
 	if (!b->warm_stop) {
 		browse_say(b, "warming... (%" PRIu64 " files done) q or Escape stops", b->files);
 		browse_draw_status(b);
@@ -77,44 +75,54 @@ static bool measure_detail(struct browser *b, uint32_t node, const struct file_r
 	return ok;
 }
 
-/* e and w: the selected entry, after a question that says how much; in a
- * file's detail (in_detail), measured after as the detail is. */
-void browse_act(struct browser *b, uint32_t node, enum action action, bool in_detail)
+/* Why e or w (verb) has nothing to act on at node (a file system not
+ * walked, a deleted file), said; false when it has. */
+static bool act_refused(struct browser *b, uint32_t node, const char *verb, const char *name)
 {
-	const struct bnode *n = &b->tree.nodes[node];
-	btree_path(&b->tree, node, &b->path);
-	char what[FMT_BUFSIZE], question[4200], name[4096];
-	esc_terminal(name, sizeof name, b->path.data, b->path.len, b->utf8);
-	const char *verb0 = action == ACTION_EVICT ? "evict" : "warm";
 	const char *note = browse_note_of(b, node);
 	if (note) {
-		browse_say(b, "%s: %s: nothing to %s", name, note, verb0);
-		return;
+		browse_say(b, "%s: %s: nothing to %s", name, note, verb);
+		return true;
 	}
 	if (browse_deleted_entry(b, node)) {
 		browse_say(b, "a deleted file has no path to open as you: nothing to %s (pagestat "
-			   "--evict acts on files by their names)", verb0);
-		return;
+			   "--evict acts on files by their names)", verb);
+		return true;
 	}
-	uint64_t before = n->cached, dirty_before = n->dirty;
+	return false;
+}
+
+/* The question e or w asks, saying how much, into question (size
+ * bytes); false when w would read more than the memory available
+ * (said). */
+static bool act_question(struct browser *b, uint32_t node, enum action action, const char *name,
+			 char *question, size_t size)
+{
+	const struct bnode *n = &b->tree.nodes[node];
+	char what[FMT_BUFSIZE];
 	if (action == ACTION_EVICT) {
 		fmt_human(what, bytes_of(b, n->cached));
-		snprintf(question, sizeof question, "evict the %s cached of %s?", what, name);
-	} else {
-		uint64_t missing = bytes_of(b, n->pages - n->cached), available;
-		fmt_human(what, missing);
-		if (meminfo_bytes("MemAvailable", &available) && missing > available) {
-			char have[FMT_BUFSIZE];
-			fmt_human(have, available);
-			browse_say(b, "warm: %s to read, more than the %s of memory available: nothing "
-				   "read", what, have);
-			return;
-		}
-		snprintf(question, sizeof question, "read the %s missing of %s into the cache?",
-			 what, name);
+		snprintf(question, size, "evict the %s cached of %s?", what, name);
+		return true;
 	}
-	if (!ask(b, question))
-		return;
+	uint64_t missing = bytes_of(b, n->pages - n->cached), available;
+	fmt_human(what, missing);
+	if (meminfo_bytes("MemAvailable", &available) && missing > available) {
+		char have[FMT_BUFSIZE];
+		fmt_human(have, available);
+		browse_say(b, "warm: %s to read, more than the %s of memory available: nothing "
+			   "read", what, have);
+		return false;
+	}
+	snprintf(question, size, "read the %s missing of %s into the cache?", what, name);
+	return true;
+}
+
+/* The action on node's files, q or Escape read meanwhile (a warm's
+ * chunks paced by warm_chunk, an evict stopped between two files); true
+ * when they stopped it. */
+static bool act_run(struct browser *b, uint32_t node, enum action action)
+{
 	struct file_request req = *b->cfg->req;
 	req.action = action;
 	browse_remember_selection(b);
@@ -129,13 +137,14 @@ void browse_act(struct browser *b, uint32_t node, enum action action, bool in_de
 	b->warming = b->evicting = false;
 	bool stopped = b->warm_stop;
 	b->warm_stop = false;
-	if (b->quit)
-		return;
-	/* what the files hold now, measured as r does: a file the action
-	 * could not open is as it was, and keeps its figures and its line */
-	if (!(in_detail ? measure_detail(b, node, b->cfg->req)
-			: browse_walk_again(b, node, b->cfg->req)))
-		return; /* gone (said), or q */
+	return stopped;
+}
+
+/* What e or w did to node, measured again, said; before and
+ * dirty_before: its cached and dirty pages before. */
+static void act_said(struct browser *b, uint32_t node, enum action action, const char *name,
+		     uint64_t before, uint64_t dirty_before, bool stopped)
+{
 	const char *verb = action == ACTION_EVICT ? "evict" : "warm";
 	char was[FMT_BUFSIZE], now[FMT_BUFSIZE], failed[4400] = "";
 	fmt_human(was, bytes_of(b, before));
@@ -161,6 +170,30 @@ void browse_act(struct browser *b, uint32_t node, enum action action, bool in_de
 			   name, was, now);
 	else
 		browse_say(b, "%sed %s: cached %s before, %s now", verb, name, was, now);
+}
+
+/* e and w: the selected entry, after a question that says how much; in a
+ * file's detail (in_detail), measured after as the detail is. */
+void browse_act(struct browser *b, uint32_t node, enum action action, bool in_detail)
+{
+	const struct bnode *n = &b->tree.nodes[node];
+	char question[4200], name[4096];
+	btree_path(&b->tree, node, &b->path);
+	esc_terminal(name, sizeof name, b->path.data, b->path.len, b->utf8);
+	if (act_refused(b, node, action == ACTION_EVICT ? "evict" : "warm", name))
+		return;
+	uint64_t before = n->cached, dirty_before = n->dirty;
+	if (!act_question(b, node, action, name, question, sizeof question) || !ask(b, question))
+		return;
+	bool stopped = act_run(b, node, action);
+	if (b->quit)
+		return;
+	/* what the files hold now, measured as r does: a file the action
+	 * could not open is as it was, and keeps its figures and its line */
+	if (!(in_detail ? measure_detail(b, node, b->cfg->req)
+			: browse_walk_again(b, node, b->cfg->req)))
+		return; /* gone (said), or q */
+	act_said(b, node, action, name, before, dirty_before, stopped);
 	browse_make_list(b);
 }
 

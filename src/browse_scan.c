@@ -84,6 +84,25 @@ static void remeasured(struct browser *b, const struct row *row)
 	}
 }
 
+/* The detail view's file: its row's parts and (at most EXTENTS_KEPT)
+ * cached extents kept. */
+static void keep_detail(struct browser *b, const struct row *row)
+{
+	b->nsegments = 0;
+	XGROW(b->segments, b->segments_cap, row->nsegments + 1);
+	/* (a file with no cached page has no extents: a null pointer,
+	 * which memcpy may not be given, even for no byte) */
+	if (row->nsegments)
+		memcpy(b->segments, row->segments, row->nsegments * sizeof *row->segments);
+	b->nsegments = row->nsegments;
+	size_t keep = row->nextents < EXTENTS_KEPT ? row->nextents : EXTENTS_KEPT;
+	XGROW(b->extents, b->extents_cap, keep + 1);
+	if (keep)
+		memcpy(b->extents, row->extents, keep * sizeof *row->extents);
+	b->nextents = keep;
+	b->extents_all = row->nextents;
+}
+
 static void sink_browse_row(struct sink *sink, const struct row *row)
 {
 	struct browser *b = sink->state;
@@ -112,29 +131,14 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 		b->bytes += row->stat.size;
 		b->cached += row->stat.cached;
 	}
-	if (b->want_detail && row_has_detail(row)) {
-		b->nsegments = 0;
-		XGROW(b->segments, b->segments_cap, row->nsegments + 1);
-		/* (a file with no cached page has no extents: a null pointer,
-		 * which memcpy may not be given, even for no byte) */
-		if (row->nsegments)
-			memcpy(b->segments, row->segments, row->nsegments * sizeof *row->segments);
-		b->nsegments = row->nsegments;
-		size_t keep = row->nextents < EXTENTS_KEPT ? row->nextents : EXTENTS_KEPT;
-		XGROW(b->extents, b->extents_cap, keep + 1);
-		if (keep)
-			memcpy(b->extents, row->extents, keep * sizeof *row->extents);
-		b->nextents = keep;
-		b->extents_all = row->nextents;
-	}
+	if (b->want_detail && row_has_detail(row))
+		keep_detail(b, row);
 	/* the clock is read on every row (a vDSO call): rows may come
 	 * seconds apart (a slow directory, a large file's extents) */
 	if (++b->polls != 1 && ms_since(&b->drawn) < DRAW_MS)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
-	nodelay(stdscr, TRUE);
 	browse_poll_keys(b);
-	nodelay(stdscr, FALSE);
 	if (b->quit || (b->evicting && b->warm_stop)) {
 		sink->failed = true; /* the walk stops at once */
 		return;
