@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* --browse: the walk's rows as a tree on a full screen (ncursesw), one
  * directory at a time; keys sort, open, refresh, evict and warm.  This
- * file holds the terminal (taken, given back on a signal or a fault), the
- * loop of the keys and the listing's order; the screens are
- * browse_draw.c's, the walks browse_scan.c's, e, w and the detail
- * browse_act.c's. */
+ * file holds the terminal (taken, given back on a signal or a fault) and
+ * the loop of the keys; the screen and the keyboard are browse_draw.c's,
+ * the walks browse_scan.c's, e, w and the detail browse_act.c's. */
 #include <config.h>
 
 #include "browse_int.h"
@@ -12,9 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +25,6 @@
 #include "signals.h"
 #include "status.h"
 #include "userfile.h"
-#include "xalloc.h"
 
 /* What the terminal needs back, for a signal's death (signals_on_death):
  * the process's one terminal. */
@@ -79,138 +75,6 @@ static void keep_cap(const char *name)
 		memcpy(restore_seq + restore_len, s, n + 1);
 		restore_len += n;
 	}
-}
-
-static int cmp_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
-/* percent of a against b, compared exactly: ca/pa against cb/pb */
-static int cmp_share(const struct bnode *a, const struct bnode *b)
-{
-	unsigned __int128 l = (unsigned __int128)a->cached * b->pages;
-	unsigned __int128 r = (unsigned __int128)b->cached * a->pages;
-	return l < r ? -1 : l > r;
-}
-
-static int compare_nodes(const void *pa, const void *pb, void *ctx)
-{
-	const struct browser *b = ctx;
-	const struct bnode *x = &b->tree.nodes[*(const uint32_t *)pa];
-	const struct bnode *y = &b->tree.nodes[*(const uint32_t *)pb];
-	bool xd = x->kind == BN_DIR || x->kind == BN_GROUP;
-	bool yd = y->kind == BN_DIR || y->kind == BN_GROUP;
-	if (!b->mixed && xd != yd)
-		return xd ? -1 : 1;
-	int c = 0;
-	switch (b->key) {
-	case SORT_CACHED: c = -cmp_u64(x->cached, y->cached); break;
-	case SORT_SIZE: c = -cmp_u64(x->size, y->size); break;
-	case SORT_PERCENT: c = -cmp_share(x, y); break;
-	case SORT_DIRTY: c = -cmp_u64(x->dirty, y->dirty); break;
-	case SORT_EVICTED: c = -cmp_u64(x->evicted, y->evicted); break;
-	case SORT_NAME: break;
-	}
-	if (c == 0 || b->key == SORT_NAME)
-		c = c ? c : strcmp(btree_name(&b->tree, *(const uint32_t *)pa),
-				   btree_name(&b->tree, *(const uint32_t *)pb));
-	return b->reverse ? -c : c;
-}
-
-/* The directory's children in the order asked; the same node stays
- * selected. */
-void browse_make_list(struct browser *b)
-{
-	uint32_t keep = b->sel < b->nlist ? b->list[b->sel] : BNODE_NONE;
-	const char *keep_name = b->keep_name != UINT32_MAX ? b->tree.names + b->keep_name : NULL;
-	b->keep_name = UINT32_MAX;
-	b->nlist = 0;
-	for (uint32_t c = b->tree.nodes[b->dir].first; c != BNODE_NONE;
-	     c = b->tree.nodes[c].next) {
-		XGROW(b->list, b->list_cap, b->nlist + 1);
-		b->list[b->nlist++] = c;
-	}
-	qsort_r(b->list, b->nlist, sizeof *b->list, compare_nodes, b);
-	b->sel = 0;
-	for (size_t i = 0; i < b->nlist; i++)
-		if (keep_name ? strcmp(btree_name(&b->tree, b->list[i]), keep_name) == 0
-			      : b->list[i] == keep)
-			b->sel = i;
-}
-
-/* Before a walk that makes the listed nodes anew. */
-void browse_remember_selection(struct browser *b)
-{
-	b->keep_name = b->sel < b->nlist ? b->tree.nodes[b->list[b->sel]].name : UINT32_MAX;
-}
-
-void browse_say(struct browser *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(b->status, sizeof b->status, fmt, ap);
-	va_end(ap);
-}
-
-/* Has the terminal gone away (hung up, closed, at its end)?  Asked when
- * getch gave ERR, which it also gives for no key yet (nodelay, timeout). */
-static bool terminal_gone(void)
-{
-	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-	int n = poll(&p, 1, 0);
-	if (n < 0)
-		return errno != EINTR && errno != EAGAIN && errno != ENOMEM;
-	return n > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
-}
-
-/* The next key (getch), or ERR when there is none yet.  A terminal that
- * went away (its window closed, the session killed: the read gives end
- * of file or EIO, for ever) ends the browser: b->quit and b->tty_gone are
- * set, and ERR returned, never a loop on it. */
-int browse_next_key(struct browser *b)
-{
-	int ch = getch();
-	if (ch != ERR || b->tty_gone)
-		return ch;
-	bool gone = terminal_gone();
-	if (!gone) {
-		/* input to read, yet no key: a read of nothing (end of file)
-		 * or an error, unless a key came just after the ERR */
-		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-		if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
-			ch = getch(); /* does not wait: there is input */
-			gone = ch == ERR;
-		}
-	}
-	if (gone) {
-		b->tty_gone = b->quit = true;
-		b->warm_stop = true; /* a warm or an evict under way stops too */
-	}
-	return ch;
-}
-
-/* Polled (without waiting) while a walk goes on: q stops it (and
- * pagestat); other keys wait.  A resize redraws. */
-void browse_poll_keys(struct browser *b)
-{
-	int kept[32], ch;
-	size_t n = 0;
-	nodelay(stdscr, TRUE);
-	while ((ch = browse_next_key(b)) != ERR) {
-		if ((b->warming || b->evicting) && (ch == 'q' || ch == 'Q' || ch == 27))
-			b->warm_stop = true; /* the warm or evict stops, not pagestat */
-		else if (ch == 'q' || ch == 'Q')
-			b->quit = true;
-		else if (ch == KEY_RESIZE)
-			clear(); /* the next draw fills the new size */
-		else if (n < sizeof kept / sizeof kept[0])
-			kept[n++] = ch;
-	}
-	nodelay(stdscr, FALSE);
-	/* for after the walk, in the order typed */
-	while (n > 0)
-		ungetch(kept[--n]);
 }
 
 static void set_key(struct browser *b, enum sort_key key)
@@ -513,8 +377,8 @@ static void browser_free(struct browser *b)
 	system_free(b->sys);
 	free(b->notes);
 	free(b->list);
-	free(b->segments);
-	free(b->extents);
+	free(b->detail.segments);
+	free(b->detail.extents);
 	sb_free(&b->path);
 }
 
@@ -536,18 +400,18 @@ int browse_run(const struct walk_config *cfg, const struct browse_source *src)
 		.page_size = inspect_page_size(cfg->ins),
 		.known = inspect_known(cfg->ins),
 		.utf8 = esc_locale_is_utf8(),
-		.scanning = true,
+		.walk = { .scanning = true },
 		.keep_name = UINT32_MAX,
-		.detail_node = BNODE_NONE,
+		.detail = { .node = BNODE_NONE },
 	};
 	btree_init(&b.tree);
 	start_screen(&b);
-	clock_gettime(CLOCK_MONOTONIC, &b.drawn);
+	clock_gettime(CLOCK_MONOTONIC, &b.walk.drawn);
 	browse_draw_scan(&b, NULL, 0);
 
 	struct walk_result result = { 0 };
 	browse_scan(&b, src->operands, &result);
-	b.scanning = false;
+	b.walk.scanning = false;
 	if (!b.quit) {
 		first_screen(&b, src, &result);
 		browse_loop(&b);

@@ -21,18 +21,18 @@ static bool warm_chunk(void *ctx, uint64_t bytes)
 {
 	struct browser *b = ctx;
 	(void)bytes;
-	if (b->warm_stop)
+	if (b->act.stop)
 		return true;
-	if (ms_since(&b->drawn) < DRAW_MS)
+	if (ms_since(&b->walk.drawn) < DRAW_MS)
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	clock_gettime(CLOCK_MONOTONIC, &b->walk.drawn);
 	browse_poll_keys(b);
-	if (!b->warm_stop) {
-		browse_say(b, "warming... (%" PRIu64 " files done) q or Escape stops", b->files);
+	if (!b->act.stop) {
+		browse_say(b, "warming... (%" PRIu64 " files done) q or Escape stops", b->walk.files);
 		browse_draw_status(b);
 		refresh();
 	}
-	return b->warm_stop;
+	return b->act.stop;
 }
 
 static bool ask(struct browser *b, const char *question)
@@ -68,10 +68,10 @@ static bool measure_detail(struct browser *b, uint32_t node, const struct file_r
 		parts = b->tree.nodes[node].pages ? b->tree.nodes[node].pages : 1;
 	req.measure.segments = parts > 4096 ? 4096 : (unsigned)parts;
 	req.measure.extents = EXTENTS_CACHED;
-	b->want_detail = true;
-	b->nsegments = b->nextents = b->extents_all = 0;
+	b->detail.wanted = true;
+	b->detail.nsegments = b->detail.nextents = b->detail.extents_all = 0;
 	bool ok = browse_walk_again(b, node, &req);
-	b->want_detail = false;
+	b->detail.wanted = false;
 	return ok;
 }
 
@@ -126,17 +126,17 @@ static bool act_run(struct browser *b, uint32_t node, enum action action)
 	struct file_request req = *b->cfg->req;
 	req.action = action;
 	browse_remember_selection(b);
-	b->warm_stop = false;
+	b->act.stop = false;
 	if (action == ACTION_WARM) {
-		b->warming = true;
+		b->act.warming = true;
 		req.pace = (struct pace){ .fn = warm_chunk, .ctx = b };
 	} else {
-		b->evicting = true; /* stopped between two files */
+		b->act.evicting = true; /* stopped between two files */
 	}
 	browse_act_walk(b, node, &req);
-	b->warming = b->evicting = false;
-	bool stopped = b->warm_stop;
-	b->warm_stop = false;
+	b->act.warming = b->act.evicting = false;
+	bool stopped = b->act.stop;
+	b->act.stop = false;
 	return stopped;
 }
 
@@ -150,19 +150,19 @@ static void act_said(struct browser *b, uint32_t node, enum action action, const
 	fmt_human(was, bytes_of(b, before));
 	fmt_human(now, bytes_of(b, b->tree.nodes[node].cached));
 	int err = b->tree.nodes[node].error;
-	if (b->act_failed)
+	if (b->act.failed)
 		snprintf(failed, sizeof failed, "; %" PRIu64 " could not be %sed: %s: %s%s",
-			 b->act_failed, verb, b->act_name, fail_strerror(b->act_error),
-			 b->act_failed > 1 ? ", and others" : "");
-	if (b->act_failed && b->tree.nodes[node].kind == BN_FILE)
-		browse_say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act_error));
+			 b->act.failed, verb, b->act.name, fail_strerror(b->act.error),
+			 b->act.failed > 1 ? ", and others" : "");
+	if (b->act.failed && b->tree.nodes[node].kind == BN_FILE)
+		browse_say(b, "cannot %s %s: %s", verb, name, fail_strerror(b->act.error));
 	else if (err)
 		browse_say(b, "%s of %s done, but it cannot be measured after: %s", verb, name,
 			   fail_strerror(err));
 	else if (stopped)
 		browse_say(b, "%s of %s stopped (q or Escape): cached %s before, %s now%s", verb, name,
 			   was, now, failed);
-	else if (b->act_failed)
+	else if (b->act.failed)
 		browse_say(b, "%sed %s: cached %s before, %s now%s", verb, name, was, now, failed);
 	else if (action == ACTION_EVICT && dirty_before && b->tree.nodes[node].cached)
 		browse_say(b, "evicted %s: cached %s before, %s now: the kernel drops clean pages only, "
@@ -202,10 +202,10 @@ bool browse_detail(struct browser *b, uint32_t node)
 {
 	b->status[0] = 0;
 	measure_detail(b, node, b->cfg->req);
-	b->detail_node = node;
+	b->detail.node = node;
 	for (;;) {
 		if (b->quit) {
-			b->detail_node = BNODE_NONE;
+			b->detail.node = BNODE_NONE;
 			return false;
 		}
 		browse_draw_detail(b, node);
@@ -213,7 +213,7 @@ bool browse_detail(struct browser *b, uint32_t node)
 		switch (ch) {
 		case 'q':
 		case 'Q':
-			b->detail_node = BNODE_NONE;
+			b->detail.node = BNODE_NONE;
 			return false;
 		case 'h':
 		case KEY_LEFT:
@@ -221,7 +221,7 @@ bool browse_detail(struct browser *b, uint32_t node)
 		case 127:
 		case 8:
 		case 27:
-			b->detail_node = BNODE_NONE;
+			b->detail.node = BNODE_NONE;
 			return true;
 		case 'r':
 			measure_detail(b, node, b->cfg->req);

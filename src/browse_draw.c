@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* --browse's screens: the listing (its header, lines and bars), the scan
+/* --browse's screen: the listing (its header, lines and bars), the scan
  * under way, the status line, a file's detail and the keys' help; names
- * escaped as the table does and cut in the middle to fit. */
+ * escaped as the table does and cut in the middle to fit.  The keyboard
+ * read (a terminal gone noticed), the listing's order, and what the tree's
+ * entries are (a file system not walked, a deleted file, a cgroup). */
 #include <config.h>
 
 #include "browse_int.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wchar.h>
 
+#include "cgroup.h"
 #include "escape.h"
 #include "fail.h"
 #include "format.h"
 #include "memstat.h"
+#include "xalloc.h"
 
 /* Text already safe to show (escaped names, our words) as wide
  * characters, cut in the middle to width columns, into out.  A byte the
@@ -134,9 +143,9 @@ void browse_draw_scan(struct browser *b, const char *path, size_t len)
 {
 	char files[FMT_BUFSIZE], bytes[FMT_BUFSIZE], cached[FMT_BUFSIZE];
 	erase();
-	fmt_u64(files, b->files);
-	fmt_human(bytes, b->bytes);
-	figure(b, cached, b->cached, PCS_CACHED);
+	fmt_u64(files, b->walk.files);
+	fmt_human(bytes, b->walk.bytes);
+	figure(b, cached, b->walk.cached, PCS_CACHED);
 	mvprintw(0, 0, "pagestat --browse: scanning");
 	mvprintw(2, 2, "files %s, %s (cached %s)", files, bytes, cached);
 	if (path) {
@@ -323,8 +332,8 @@ void browse_draw_listing(struct browser *b)
 /* The listing, or the detail shown. */
 void browse_draw_shown(struct browser *b)
 {
-	if (b->detail_node != BNODE_NONE)
-		browse_draw_detail(b, b->detail_node);
+	if (b->detail.node != BNODE_NONE)
+		browse_draw_detail(b, b->detail.node);
 	else
 		browse_draw_listing(b);
 }
@@ -388,10 +397,10 @@ void browse_draw_detail(struct browser *b, uint32_t node)
 		mvprintw(2, 0, "size %s (%" PRIu64 " bytes, %s pages)", size, n->size, pages);
 		mvprintw(3, 0, "cached %s (%s)  dirty %s  evicted %s", cached, pct, dirty,
 			 evicted);
-		mvprintw(5, 0, "segment map (%zu parts across %d columns):", b->nsegments, COLS);
+		mvprintw(5, 0, "segment map (%zu parts across %d columns):", b->detail.nsegments, COLS);
 		move(6, 0);
-		for (size_t x = 0; b->nsegments && x < (size_t)COLS; x++) {
-			const struct segment *s = &b->segments[x * b->nsegments / (size_t)COLS];
+		for (size_t x = 0; b->detail.nsegments && x < (size_t)COLS; x++) {
+			const struct segment *s = &b->detail.segments[x * b->detail.nsegments / (size_t)COLS];
 			bool full = s->pages && s->cached == s->pages;
 			bool none = s->cached == 0;
 			const wchar_t *c = b->utf8 ? (none ? L"\u00b7" : full ? L"\u2588"
@@ -404,17 +413,17 @@ void browse_draw_detail(struct browser *b, uint32_t node)
 			if (!none && b->color)
 				attroff(COLOR_PAIR(PAIR_BAR));
 		}
-		mvprintw(8, 0, "cached extents: %zu", b->extents_all);
+		mvprintw(8, 0, "cached extents: %zu", b->detail.extents_all);
 		int y = 9;
-		for (size_t i = 0; i < b->nextents && y < LINES - 2; i++, y++) {
+		for (size_t i = 0; i < b->detail.nextents && y < LINES - 2; i++, y++) {
 			char len[FMT_BUFSIZE];
-			fmt_human(len, b->extents[i].length);
-			if (y == LINES - 3 && i + 1 < b->extents_all) {
-				mvprintw(y, 2, "... and %zu more", b->extents_all - i);
+			fmt_human(len, b->detail.extents[i].length);
+			if (y == LINES - 3 && i + 1 < b->detail.extents_all) {
+				mvprintw(y, 2, "... and %zu more", b->detail.extents_all - i);
 				break;
 			}
 			mvprintw(y, 2, "offset %12" PRIu64 "  length %12" PRIu64 " (%s)",
-				 b->extents[i].offset, b->extents[i].length, len);
+				 b->detail.extents[i].offset, b->detail.extents[i].length, len);
 		}
 	}
 	browse_draw_status(b);
@@ -423,4 +432,168 @@ void browse_draw_detail(struct browser *b, uint32_t node)
 	mvaddnstr(LINES - 1, 0, "h/left/Backspace:back r:refresh e:evict w:warm q:quit", COLS);
 	attroff(A_REVERSE);
 	refresh();
+}
+
+/* Why a file system of --system was not walked, or NULL. */
+const char *browse_note_of(const struct browser *b, uint32_t node)
+{
+	for (size_t i = 0; i < b->nnotes; i++)
+		if (b->notes[i].node == node)
+			return b->notes[i].note;
+	return NULL;
+}
+
+/* A file of --system's deleted files: no path leads to it. */
+bool browse_deleted_entry(const struct browser *b, uint32_t node)
+{
+	if (!b->system)
+		return false;
+	const struct bnode *n = &b->tree.nodes[node];
+	return n->kind == BN_GROUP || (n->parent != BNODE_NONE && n->parent != 0 &&
+				       b->tree.nodes[n->parent].kind == BN_GROUP);
+}
+
+/* The cgroup of --cgroup whose group node is, or NULL (--system's deleted
+ * files). */
+struct cgroup_figures *browse_cgroup_of(const struct browser *b, uint32_t node)
+{
+	if (!b->cgroups || b->tree.nodes[node].kind != BN_GROUP)
+		return NULL;
+	const char *name = btree_name(&b->tree, node);
+	for (size_t i = 0; i < b->cgroups->n; i++)
+		if (strcmp(b->cgroups->cgroups[i].dir, name) == 0)
+			return &b->cgroups->cgroups[i];
+	return NULL;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* percent of a against b, compared exactly: ca/pa against cb/pb */
+static int cmp_share(const struct bnode *a, const struct bnode *b)
+{
+	unsigned __int128 l = (unsigned __int128)a->cached * b->pages;
+	unsigned __int128 r = (unsigned __int128)b->cached * a->pages;
+	return l < r ? -1 : l > r;
+}
+
+static int compare_nodes(const void *pa, const void *pb, void *ctx)
+{
+	const struct browser *b = ctx;
+	const struct bnode *x = &b->tree.nodes[*(const uint32_t *)pa];
+	const struct bnode *y = &b->tree.nodes[*(const uint32_t *)pb];
+	bool xd = x->kind == BN_DIR || x->kind == BN_GROUP;
+	bool yd = y->kind == BN_DIR || y->kind == BN_GROUP;
+	if (!b->mixed && xd != yd)
+		return xd ? -1 : 1;
+	int c = 0;
+	switch (b->key) {
+	case SORT_CACHED: c = -cmp_u64(x->cached, y->cached); break;
+	case SORT_SIZE: c = -cmp_u64(x->size, y->size); break;
+	case SORT_PERCENT: c = -cmp_share(x, y); break;
+	case SORT_DIRTY: c = -cmp_u64(x->dirty, y->dirty); break;
+	case SORT_EVICTED: c = -cmp_u64(x->evicted, y->evicted); break;
+	case SORT_NAME: break;
+	}
+	if (c == 0 || b->key == SORT_NAME)
+		c = c ? c : strcmp(btree_name(&b->tree, *(const uint32_t *)pa),
+				   btree_name(&b->tree, *(const uint32_t *)pb));
+	return b->reverse ? -c : c;
+}
+
+/* The directory's children in the order asked; the same node stays
+ * selected. */
+void browse_make_list(struct browser *b)
+{
+	uint32_t keep = b->sel < b->nlist ? b->list[b->sel] : BNODE_NONE;
+	const char *keep_name = b->keep_name != UINT32_MAX ? b->tree.names + b->keep_name : NULL;
+	b->keep_name = UINT32_MAX;
+	b->nlist = 0;
+	for (uint32_t c = b->tree.nodes[b->dir].first; c != BNODE_NONE;
+	     c = b->tree.nodes[c].next) {
+		XGROW(b->list, b->list_cap, b->nlist + 1);
+		b->list[b->nlist++] = c;
+	}
+	qsort_r(b->list, b->nlist, sizeof *b->list, compare_nodes, b);
+	b->sel = 0;
+	for (size_t i = 0; i < b->nlist; i++)
+		if (keep_name ? strcmp(btree_name(&b->tree, b->list[i]), keep_name) == 0
+			      : b->list[i] == keep)
+			b->sel = i;
+}
+
+/* Before a walk that makes the listed nodes anew. */
+void browse_remember_selection(struct browser *b)
+{
+	b->keep_name = b->sel < b->nlist ? b->tree.nodes[b->list[b->sel]].name : UINT32_MAX;
+}
+
+void browse_say(struct browser *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->status, sizeof b->status, fmt, ap);
+	va_end(ap);
+}
+
+/* Has the terminal gone away (hung up, closed, at its end)?  Asked when
+ * getch gave ERR, which it also gives for no key yet (nodelay, timeout). */
+static bool terminal_gone(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+	int n = poll(&p, 1, 0);
+	if (n < 0)
+		return errno != EINTR && errno != EAGAIN && errno != ENOMEM;
+	return n > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* The next key (getch), or ERR when there is none yet.  A terminal that
+ * went away (its window closed, the session killed: the read gives end
+ * of file or EIO, for ever) ends the browser: b->quit and b->tty_gone are
+ * set, and ERR returned, never a loop on it. */
+int browse_next_key(struct browser *b)
+{
+	int ch = getch();
+	if (ch != ERR || b->tty_gone)
+		return ch;
+	bool gone = terminal_gone();
+	if (!gone) {
+		/* input to read, yet no key: a read of nothing (end of file)
+		 * or an error, unless a key came just after the ERR */
+		struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+		if (poll(&p, 1, 0) == 1 && (p.revents & POLLIN)) {
+			ch = getch(); /* does not wait: there is input */
+			gone = ch == ERR;
+		}
+	}
+	if (gone) {
+		b->tty_gone = b->quit = true;
+		b->act.stop = true; /* a warm or an evict under way stops too */
+	}
+	return ch;
+}
+
+/* Polled (without waiting) while a walk goes on: q stops it (and
+ * pagestat); other keys wait.  A resize redraws. */
+void browse_poll_keys(struct browser *b)
+{
+	int kept[32], ch;
+	size_t n = 0;
+	nodelay(stdscr, TRUE);
+	while ((ch = browse_next_key(b)) != ERR) {
+		if ((b->act.warming || b->act.evicting) && (ch == 'q' || ch == 'Q' || ch == 27))
+			b->act.stop = true; /* the warm or evict stops, not pagestat */
+		else if (ch == 'q' || ch == 'Q')
+			b->quit = true;
+		else if (ch == KEY_RESIZE)
+			clear(); /* the next draw fills the new size */
+		else if (n < sizeof kept / sizeof kept[0])
+			kept[n++] = ch;
+	}
+	nodelay(stdscr, FALSE);
+	/* for after the walk, in the order typed */
+	while (n > 0)
+		ungetch(kept[--n]);
 }

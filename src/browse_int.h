@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* --browse's parts and what they share: the browser (struct browser), and
- * what each file gives the others: browse.c the loop, its keys and the
- * listing's order; browse_draw.c the screens; browse_scan.c the walks and
- * the sink their rows come to; browse_act.c e, w and a file's detail.
- * Only browse*.c include it. */
+ * what each file gives the others: browse.c the terminal and the loop of
+ * the keys; browse_draw.c the screen, drawn and read, and the listing's
+ * order; browse_scan.c the walks and the sink their rows come to;
+ * browse_act.c e, w and a file's detail.  Only browse*.c include it. */
 #ifndef PAGESTAT_BROWSE_INT_H
 #define PAGESTAT_BROWSE_INT_H
 
@@ -34,8 +34,49 @@ enum sort_key { SORT_CACHED, SORT_SIZE, SORT_PERCENT, SORT_DIRTY, SORT_EVICTED, 
 
 enum { PAIR_HEAD = 1, PAIR_BAR, PAIR_UP, PAIR_DOWN };
 
+/* A walk under way (the first scan, or one again): what it found so far,
+ * when the screen was drawn, what its rows are for. */
+struct browse_walk {
+	uint64_t files, bytes, cached; /* cached: pages */
+	struct timespec drawn;
+	unsigned polls;
+	uint64_t errors; /* of the last walk again: what could not be inspected */
+	int64_t start;   /* the last walk's start, CLOCK_REALTIME ns (stamps) */
+	size_t rewalked; /* r: the directories found changed, walked again */
+	/* r and i: the files measured again in place, their paths the walk's
+	 * operands (rows in that order), at: the next one */
+	uint32_t *re_nodes;
+	char **re_paths;
+	size_t re_n, re_at;
+	bool scanning;    /* the first scan, on a screen of its own */
+	bool remeasuring; /* the rows are re_nodes' */
+};
+
+/* e and w under way: the rows change no figure (measured after); those
+ * that failed counted, the first's escaped name and error kept. */
+struct browse_acting {
+	bool on;
+	bool warming;  /* w */
+	bool evicting; /* e */
+	bool stop;     /* q or Escape asked it to stop */
+	uint64_t failed;
+	int error;
+	char name[4096];
+};
+
+/* The detail view: its file, and that file's parts and cached extents. */
+struct browse_detail {
+	uint32_t node; /* the file whose detail is shown, or BNODE_NONE */
+	bool wanted;   /* the rows that come are its measure */
+	struct segment *segments;
+	size_t nsegments, segments_cap;
+	struct extent *extents;
+	size_t nextents, extents_cap, extents_all;
+};
+
 struct browser {
 	const struct walk_config *cfg;
+	/* what is browsed (struct browse_source), and what its scan found */
 	const pid_t *pids; /* --pid: the processes whose files are listed */
 	size_t npids;
 	struct cgroup_set *cgroups; /* --cgroup: each a group of its files */
@@ -51,47 +92,25 @@ struct browser {
 	size_t nnotes, notes_cap;
 	struct btree tree;
 	uint64_t page_size;
-	uint32_t *list; /* the directory's children, sorted */
-	size_t nlist, list_cap, sel, top;
-	struct timespec next_refresh; /* i: when to measure again */
-	struct strbuf path;
-	/* a walk under way: what it found so far, when the screen was drawn */
-	uint64_t files, bytes, cached; /* cached: pages */
-	struct timespec drawn;
-	uint64_t errors; /* of the last walk again: what could not be inspected */
-	int64_t walk_start; /* the last walk's start, CLOCK_REALTIME ns (stamps) */
-	size_t rewalked;    /* r: the directories found changed, walked again */
-	/* r and i: the files measured again in place, their paths the walk's
-	 * operands (rows in that order), at: the next one */
-	uint32_t *re_nodes;
-	char **re_paths;
-	size_t re_n, re_at;
-	/* the detail view's file: its parts and cached extents */
-	struct segment *segments;
-	size_t nsegments, segments_cap;
-	struct extent *extents;
-	size_t nextents, extents_cap, extents_all;
 	unsigned known; /* PCS_* the method knows */
-	uint32_t dir;   /* the directory shown */
+	/* the listing: the directory shown, its children in the order asked */
+	uint32_t dir;
+	uint32_t *list;
+	size_t nlist, list_cap, sel, top;
 	/* the selected entry's name, kept across a walk that makes its node
 	 * anew (an offset in the tree's names, which stay), or UINT32_MAX */
 	uint32_t keep_name;
 	enum sort_key key;
-	unsigned polls;
-	bool utf8, color;
 	bool reverse, mixed; /* mixed: directories not first */
 	bool interval;       /* i: measuring again every REFRESH_SECONDS */
-	bool scanning, quit, remeasuring, want_detail;
-	bool warming, warm_stop; /* w under way; q or Escape asked it to stop */
-	bool evicting;           /* e under way (warm_stop: asked to stop too) */
-	bool tty_gone;           /* the terminal went away: the browser ends (quit) */
-	/* e and w under way: the rows change no figure (measured after);
-	 * those that failed counted, the first's escaped name and error kept */
-	bool acting;
-	uint32_t detail_node; /* the file whose detail is shown, or BNODE_NONE */
-	uint64_t act_failed;
-	int act_error;
-	char act_name[4096];
+	struct timespec next_refresh; /* i: when to measure again */
+	struct strbuf path;
+	bool utf8, color;
+	bool quit;
+	bool tty_gone; /* the terminal went away: the browser ends (quit) */
+	struct browse_walk walk;
+	struct browse_acting act;
+	struct browse_detail detail;
 	char status[4400];
 };
 
@@ -108,22 +127,11 @@ static inline uint64_t bytes_of(const struct browser *b, uint64_t pages)
 	return pages * b->page_size;
 }
 
-/* browse.c: the keys, the listing's order, the status line's text */
+/* The files call downwards only: browse.c (the terminal taken, the loop
+ * of the keys) calls the three others; browse_act.c calls browse_scan.c
+ * and browse_draw.c; browse_scan.c calls browse_draw.c. */
 
-/* The next key (getch), or ERR when there is none yet; a terminal gone
- * sets b->quit and b->tty_gone. */
-int browse_next_key(struct browser *b);
-/* While a walk or a warm goes on: the keys typed so far read without
- * waiting (q stops), the others kept for after. */
-void browse_poll_keys(struct browser *b);
-/* The directory's children in the order asked; the same node stays
- * selected. */
-void browse_make_list(struct browser *b);
-/* Before a walk that makes the listed nodes anew. */
-void browse_remember_selection(struct browser *b);
-void browse_say(struct browser *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* browse_draw.c: the screens */
+/* browse_draw.c: the screen, drawn and read, the listing's order */
 
 void browse_draw_scan(struct browser *b, const char *path, size_t len);
 void browse_draw_status(struct browser *b);
@@ -135,15 +143,28 @@ void browse_draw_shown(struct browser *b);
 void browse_draw_help(struct browser *b);
 /* The listing's lines on the screen. */
 int browse_list_rows(void);
-
-/* browse_scan.c: the walks, their sink, what the scan found */
-
+/* The next key (getch), or ERR when there is none yet; a terminal gone
+ * sets b->quit and b->tty_gone. */
+int browse_next_key(struct browser *b);
+/* While a walk or a warm goes on: the keys typed so far read without
+ * waiting (q stops), the others kept for after. */
+void browse_poll_keys(struct browser *b);
+/* The directory's children in the order asked; the same node stays
+ * selected. */
+void browse_make_list(struct browser *b);
+/* Before a walk that makes the listed nodes anew. */
+void browse_remember_selection(struct browser *b);
+/* The status line's text. */
+void browse_say(struct browser *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Why a file system of --system was not walked, or NULL. */
 const char *browse_note_of(const struct browser *b, uint32_t node);
 /* A file of --system's deleted files: no path leads to it. */
 bool browse_deleted_entry(const struct browser *b, uint32_t node);
 /* The cgroup of --cgroup whose group node is, or NULL. */
 struct cgroup_figures *browse_cgroup_of(const struct browser *b, uint32_t node);
+
+/* browse_scan.c: the walks and their sink */
+
 /* The first walk, or --pid's, --system's or --cgroup's again. */
 void browse_scan(struct browser *b, char *const *operands, struct walk_result *result);
 /* The stamps of node's directories, after a walk that read them. */

@@ -25,47 +25,15 @@
 #include "walk.h"
 #include "xalloc.h"
 
-/* Why a file system of --system was not walked, or NULL. */
-const char *browse_note_of(const struct browser *b, uint32_t node)
-{
-	for (size_t i = 0; i < b->nnotes; i++)
-		if (b->notes[i].node == node)
-			return b->notes[i].note;
-	return NULL;
-}
-
-/* A file of --system's deleted files: no path leads to it. */
-bool browse_deleted_entry(const struct browser *b, uint32_t node)
-{
-	if (!b->system)
-		return false;
-	const struct bnode *n = &b->tree.nodes[node];
-	return n->kind == BN_GROUP || (n->parent != BNODE_NONE && n->parent != 0 &&
-				       b->tree.nodes[n->parent].kind == BN_GROUP);
-}
-
-/* The cgroup of --cgroup whose group node is, or NULL (--system's deleted
- * files). */
-struct cgroup_figures *browse_cgroup_of(const struct browser *b, uint32_t node)
-{
-	if (!b->cgroups || b->tree.nodes[node].kind != BN_GROUP)
-		return NULL;
-	const char *name = btree_name(&b->tree, node);
-	for (size_t i = 0; i < b->cgroups->n; i++)
-		if (strcmp(b->cgroups->cgroups[i].dir, name) == 0)
-			return &b->cgroups->cgroups[i];
-	return NULL;
-}
-
 /* r and i: a row of the operand the walk is at, the file measured again;
  * rows below an operand (the file became a directory) are passed over. */
 static void remeasured(struct browser *b, const struct row *row)
 {
-	while (b->re_at < b->re_n) {
-		const char *op = b->re_paths[b->re_at];
+	while (b->walk.re_at < b->walk.re_n) {
+		const char *op = b->walk.re_paths[b->walk.re_at];
 		size_t n = strlen(op);
 		if (row->path_len == n && memcmp(row->path, op, n) == 0) {
-			struct bnode *node = &b->tree.nodes[b->re_nodes[b->re_at++]];
+			struct bnode *node = &b->tree.nodes[b->walk.re_nodes[b->walk.re_at++]];
 			node->error = (int16_t)row->error;
 			if (!row->error && row->type != ROW_FILE && row->type != ROW_BLOCKDEV)
 				node->error = FAIL_CHANGED;
@@ -80,7 +48,7 @@ static void remeasured(struct browser *b, const struct row *row)
 		}
 		if (row->path_len > n && memcmp(row->path, op, n) == 0 && row->path[n] == '/')
 			return;
-		b->re_at++; /* that operand gave no row */
+		b->walk.re_at++; /* that operand gave no row */
 	}
 }
 
@@ -88,19 +56,19 @@ static void remeasured(struct browser *b, const struct row *row)
  * cached extents kept. */
 static void keep_detail(struct browser *b, const struct row *row)
 {
-	b->nsegments = 0;
-	XGROW(b->segments, b->segments_cap, row->nsegments + 1);
+	b->detail.nsegments = 0;
+	XGROW(b->detail.segments, b->detail.segments_cap, row->nsegments + 1);
 	/* (a file with no cached page has no extents: a null pointer,
 	 * which memcpy may not be given, even for no byte) */
 	if (row->nsegments)
-		memcpy(b->segments, row->segments, row->nsegments * sizeof *row->segments);
-	b->nsegments = row->nsegments;
+		memcpy(b->detail.segments, row->segments, row->nsegments * sizeof *row->segments);
+	b->detail.nsegments = row->nsegments;
 	size_t keep = row->nextents < EXTENTS_KEPT ? row->nextents : EXTENTS_KEPT;
-	XGROW(b->extents, b->extents_cap, keep + 1);
+	XGROW(b->detail.extents, b->detail.extents_cap, keep + 1);
 	if (keep)
-		memcpy(b->extents, row->extents, keep * sizeof *row->extents);
-	b->nextents = keep;
-	b->extents_all = row->nextents;
+		memcpy(b->detail.extents, row->extents, keep * sizeof *row->extents);
+	b->detail.nextents = keep;
+	b->detail.extents_all = row->nextents;
 }
 
 static void sink_browse_row(struct sink *sink, const struct row *row)
@@ -108,15 +76,15 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 	struct browser *b = sink->state;
 	if (b->system && row->type == ROW_CGROUP)
 		return; /* --system's cgroups: figures of the kernel's, no files */
-	if (b->acting) {
+	if (b->act.on) {
 		/* a warm stopped by q (ECANCELED) did not fail */
-		if (row->path && row->error && !(row->error == ECANCELED && b->warm_stop) &&
-		    b->act_failed++ == 0) {
-			b->act_error = row->error;
-			esc_terminal(b->act_name, sizeof b->act_name, row->path, row->path_len,
+		if (row->path && row->error && !(row->error == ECANCELED && b->act.stop) &&
+		    b->act.failed++ == 0) {
+			b->act.error = row->error;
+			esc_terminal(b->act.name, sizeof b->act.name, row->path, row->path_len,
 				     b->utf8);
 		}
-	} else if (b->remeasuring) {
+	} else if (b->walk.remeasuring) {
 		remeasured(b, row);
 	} else {
 		btree_row(&b->tree, row);
@@ -127,30 +95,30 @@ static void sink_browse_row(struct sink *sink, const struct row *row)
 		}
 	}
 	if (row->type == ROW_FILE && !row->error) {
-		b->files++;
-		b->bytes += row->stat.size;
-		b->cached += row->stat.cached;
+		b->walk.files++;
+		b->walk.bytes += row->stat.size;
+		b->walk.cached += row->stat.cached;
 	}
-	if (b->want_detail && row_has_detail(row))
+	if (b->detail.wanted && row_has_detail(row))
 		keep_detail(b, row);
 	/* the clock is read on every row (a vDSO call): rows may come
 	 * seconds apart (a slow directory, a large file's extents) */
-	if (++b->polls != 1 && ms_since(&b->drawn) < DRAW_MS)
+	if (++b->walk.polls != 1 && ms_since(&b->walk.drawn) < DRAW_MS)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	clock_gettime(CLOCK_MONOTONIC, &b->walk.drawn);
 	browse_poll_keys(b);
-	if (b->quit || (b->evicting && b->warm_stop)) {
+	if (b->quit || (b->act.evicting && b->act.stop)) {
 		sink->failed = true; /* the walk stops at once */
 		return;
 	}
-	if (b->scanning) {
+	if (b->walk.scanning) {
 		browse_draw_scan(b, row->path, row->path_len);
 	} else {
 		browse_say(b,
-			   b->warming    ? "warming... (%" PRIu64 " files) q or Escape stops"
-			   : b->evicting ? "evicting... (%" PRIu64 " files) q or Escape stops"
+			   b->act.warming    ? "warming... (%" PRIu64 " files) q or Escape stops"
+			   : b->act.evicting ? "evicting... (%" PRIu64 " files) q or Escape stops"
 					 : "measuring... (%" PRIu64 " files)",
-			   b->files);
+			   b->walk.files);
 		browse_draw_status(b);
 		refresh();
 	}
@@ -166,7 +134,7 @@ static void sink_browse_end(struct sink *sink, const struct row *total, uint64_t
 static void sink_browse_section(struct sink *sink, const char *top)
 {
 	struct browser *b = sink->state;
-	if (!b->remeasuring)
+	if (!b->walk.remeasuring)
 		btree_section(&b->tree, top);
 }
 
@@ -176,8 +144,8 @@ static const struct sink_ops browse_ops = { .row = sink_browse_row, .end = sink_
 /* The browser's sink for a walk about to start, its counters at 0. */
 static struct sink walk_sink(struct browser *b)
 {
-	b->files = b->bytes = b->cached = 0;
-	b->polls = 0;
+	b->walk.files = b->walk.bytes = b->walk.cached = 0;
+	b->walk.polls = 0;
 	return (struct sink){ .ops = &browse_ops,
 			      .cfg = { .out = stdout, .page_size = b->page_size },
 			      .state = b };
@@ -232,7 +200,7 @@ void browse_stamp_dirs(struct browser *b, uint32_t node)
 		struct bstamp s = { 0 };
 		if (stat_stamp(b, node, &s)) {
 			bool coarse = s.mtime % 1000000000 == 0 && s.ctime % 1000000000 == 0;
-			int64_t since = b->walk_start - (coarse ? 2000000000 : 100000000);
+			int64_t since = b->walk.start - (coarse ? 2000000000 : 100000000);
 			if (s.mtime >= since || s.ctime >= since)
 				s = (struct bstamp){ 0 };
 		}
@@ -326,9 +294,9 @@ static char *walk_path(struct browser *b, uint32_t node, const struct file_reque
 	struct sink sink = walk_sink(b);
 
 	if (into_tree) {
-		clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+		clock_gettime(CLOCK_MONOTONIC, &b->walk.drawn);
 		btree_begin(&b->tree, operands);
-		b->walk_start = realtime_ns();
+		b->walk.start = realtime_ns();
 	}
 	walk_run(&cfg, operands, &sink, result);
 	return path;
@@ -344,11 +312,11 @@ bool browse_walk_again(struct browser *b, uint32_t node, const struct file_reque
 		return req->action == ACTION_NONE ? regather(b, node) : group_again(b, node, req);
 	struct walk_result result = { 0 };
 	char *path = walk_path(b, node, req, true, &result);
-	b->errors = result.errors;
+	b->walk.errors = result.errors;
 	bool ok = false;
 	if (b->quit) {
 		btree_abandon(&b->tree);
-	} else if (b->evicting && b->warm_stop) {
+	} else if (b->act.evicting && b->act.stop) {
 		btree_abandon(&b->tree); /* a part of the walk: measured again after */
 		ok = true;
 	} else if (!btree_end_replace(&b->tree, node, true)) {
@@ -373,28 +341,28 @@ static void measure_files(struct browser *b, uint32_t dir, const uint32_t *skip,
 			  const struct file_request *req)
 {
 	size_t cap = 0;
-	b->re_n = b->re_at = 0;
-	files_but(&b->tree, dir, skip, nskip, &b->re_nodes, &b->re_n, &cap);
-	b->re_paths = xcalloc(b->re_n + 1, sizeof *b->re_paths);
-	for (size_t i = 0; i < b->re_n; i++) {
-		btree_path(&b->tree, b->re_nodes[i], &b->path);
-		b->re_paths[i] = xstrdup(b->path.data);
+	b->walk.re_n = b->walk.re_at = 0;
+	files_but(&b->tree, dir, skip, nskip, &b->walk.re_nodes, &b->walk.re_n, &cap);
+	b->walk.re_paths = xcalloc(b->walk.re_n + 1, sizeof *b->walk.re_paths);
+	for (size_t i = 0; i < b->walk.re_n; i++) {
+		btree_path(&b->tree, b->walk.re_nodes[i], &b->path);
+		b->walk.re_paths[i] = xstrdup(b->path.data);
 	}
 	struct walk_config cfg = walk_cfg(b->cfg, req);
 	struct sink sink = walk_sink(b);
 	struct walk_result result = { 0 };
-	b->remeasuring = true;
-	if (b->re_n)
-		walk_run(&cfg, b->re_paths, &sink, &result);
-	b->remeasuring = false;
-	b->errors = result.errors;
-	for (size_t i = 0; i < b->re_n; i++)
-		free(b->re_paths[i]);
-	free(b->re_paths);
-	b->re_paths = NULL;
-	free(b->re_nodes);
-	b->re_nodes = NULL;
-	b->re_n = 0;
+	b->walk.remeasuring = true;
+	if (b->walk.re_n)
+		walk_run(&cfg, b->walk.re_paths, &sink, &result);
+	b->walk.remeasuring = false;
+	b->walk.errors = result.errors;
+	for (size_t i = 0; i < b->walk.re_n; i++)
+		free(b->walk.re_paths[i]);
+	free(b->walk.re_paths);
+	b->walk.re_paths = NULL;
+	free(b->walk.re_nodes);
+	b->walk.re_nodes = NULL;
+	b->walk.re_n = 0;
 }
 
 /* r and i: each directory below dir (dir too) stat'ed, and one whose
@@ -421,14 +389,14 @@ static void remeasure(struct browser *b, uint32_t dir)
 	size_t nchanged = 0, changed_cap = 0;
 	if (!b->npids)
 		find_changed(b, dir, &changed, &nchanged, &changed_cap);
-	b->rewalked = nchanged;
+	b->walk.rewalked = nchanged;
 	for (size_t i = 0; i < nchanged && !b->quit; i++) {
 		browse_walk_again(b, changed[i], b->cfg->req);
-		errors += b->errors;
+		errors += b->walk.errors;
 	}
 	if (b->quit || (nchanged == 1 && changed[0] == dir)) {
 		/* dir walked whole: its children are new nodes, marked */
-		b->errors = errors;
+		b->walk.errors = errors;
 		free(changed);
 		free(old);
 		return;
@@ -438,7 +406,7 @@ static void remeasure(struct browser *b, uint32_t dir)
 	     c = b->tree.nodes[c].next)
 		if (b->tree.nodes[c].kind == BN_GROUP) {
 			regather(b, c);
-			errors += b->errors;
+			errors += b->walk.errors;
 			XGROW(changed, changed_cap, nchanged + 1);
 			changed[nchanged++] = c;
 		}
@@ -448,7 +416,7 @@ static void remeasure(struct browser *b, uint32_t dir)
 	struct bnode before = b->tree.nodes[dir];
 	measure_files(b, dir, changed, nchanged, b->cfg->req);
 	free(changed);
-	b->errors += errors;
+	b->walk.errors += errors;
 
 	btree_sum(&b->tree, dir);
 	btree_fix_above(&b->tree, dir, &before);
@@ -472,12 +440,12 @@ void browse_refresh_dir(struct browser *b)
 		char when[16];
 		(void)strftime(when, sizeof when, "%H:%M:%S", &tm);
 		char walked[96] = "";
-		if (b->rewalked)
+		if (b->walk.rewalked)
 			snprintf(walked, sizeof walked, "; %zu dir%s walked again: * new",
-				 b->rewalked, b->rewalked == 1 ? "" : "s");
-		if (b->errors)
+				 b->walk.rewalked, b->walk.rewalked == 1 ? "" : "s");
+		if (b->walk.errors)
 			browse_say(b, "measured at %s: %" PRIu64 " could not be measured%s", when,
-				   b->errors, walked);
+				   b->walk.errors, walked);
 		else
 			browse_say(b, "measured at %s: + more cached, - less%s", when, walked);
 	}
@@ -490,7 +458,7 @@ void browse_scan(struct browser *b, char *const *operands, struct walk_result *r
 {
 	struct sink sink = walk_sink(b);
 	btree_begin(&b->tree, b->npids || b->system || b->cgroups ? NULL : operands);
-	b->walk_start = realtime_ns();
+	b->walk.start = realtime_ns();
 	if (b->system) {
 		struct walk_config cfg = *b->cfg;
 		b->nnotes = 0;
@@ -517,7 +485,7 @@ static bool regather(struct browser *b, uint32_t node)
 	struct walk_result result = { 0 };
 	struct cgroup_figures *cg = browse_cgroup_of(b, node);
 	btree_begin(&b->tree, NULL);
-	b->walk_start = realtime_ns();
+	b->walk.start = realtime_ns();
 	if (cg) {
 		struct cgroup_set one = { .cgroups = cg, .n = 1 };
 		cgroup_run(b->cfg, &one, &sink, &result);
@@ -530,7 +498,7 @@ static bool regather(struct browser *b, uint32_t node)
 		if (!b->quit)
 			btree_row(&b->tree, &sum);
 	}
-	b->errors = result.errors;
+	b->walk.errors = result.errors;
 	if (b->quit) {
 		btree_abandon(&b->tree);
 		return false;
@@ -578,16 +546,16 @@ void browse_rewalk_dir(struct browser *b)
  * user may not) keeps its figures.  The rows that failed are counted. */
 void browse_act_walk(struct browser *b, uint32_t node, const struct file_request *req)
 {
-	b->acting = true;
-	b->act_failed = 0;
-	b->act_error = 0;
-	b->act_name[0] = 0;
-	clock_gettime(CLOCK_MONOTONIC, &b->drawn);
+	b->act.on = true;
+	b->act.failed = 0;
+	b->act.error = 0;
+	b->act.name[0] = 0;
+	clock_gettime(CLOCK_MONOTONIC, &b->walk.drawn);
 	if (b->tree.nodes[node].kind == BN_GROUP) {
 		measure_files(b, node, NULL, 0, req);
 	} else {
 		struct walk_result result = { 0 };
 		free(walk_path(b, node, req, false, &result));
 	}
-	b->acting = false;
+	b->act.on = false;
 }
