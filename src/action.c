@@ -30,8 +30,6 @@
 #define CHUNK ((uint64_t)1 << 20)
 #define CHUNK_READAHEAD ((uint64_t)256 << 10)
 
-bool (*action_chunk_hook)(void);
-
 void rate_limit_init(struct rate_limit *limit, uint64_t bytes_per_second)
 {
 	*limit = (struct rate_limit){ .rate = bytes_per_second };
@@ -187,11 +185,11 @@ static uint64_t extent_pages(uint64_t offset, uint64_t length, uint64_t page)
 	return length ? (offset + length - 1) / page - offset / page + 1 : 0;
 }
 
-/* Read [offset, offset + length) of fd, a chunk at a time; exact: the
- * next asked for ahead (readahead is off).  Stops early at the end of
- * the file.  0 or an errno value. */
-static int read_extent(struct actor *a, uint64_t page, int fd, uint64_t offset,
-		       uint64_t length, bool exact)
+/* Read [offset, offset + length) of fd, a chunk at a time, pace asked
+ * before each; exact: the next asked for ahead (readahead is off).
+ * Stops early at the end of the file.  0 or an errno value. */
+static int read_extent(struct actor *a, const struct pace *pace, uint64_t page, int fd,
+		       uint64_t offset, uint64_t length, bool exact)
 {
 	uint64_t chunk = exact ? chunk_size(a, page) : CHUNK_READAHEAD;
 
@@ -200,9 +198,9 @@ static int read_extent(struct actor *a, uint64_t page, int fd, uint64_t offset,
 	if (!a->buffer)
 		a->buffer = xaligned((size_t)page, CHUNK);
 	while (length) {
-		if (action_chunk_hook && action_chunk_hook())
-			return ECANCELED;
 		uint64_t n = length < chunk ? length : chunk;
+		if (pace_stops(pace, n))
+			return ECANCELED;
 		uint64_t rest = length - n;
 		rate_take(a->limit, n);
 		if (rest && exact)
@@ -228,8 +226,8 @@ static int read_extent(struct actor *a, uint64_t page, int fd, uint64_t offset,
  * read, so readahead is off (POSIX_FADV_RANDOM, on this open file only);
  * else they are the missing pages up to the end of the file, where
  * whatever readahead brings is among them. */
-static int read_extents(struct actor *a, uint64_t page, int fd, const struct extent *ext,
-			size_t n, bool exact, uint64_t *pages)
+static int read_extents(struct actor *a, const struct pace *pace, uint64_t page, int fd,
+			const struct extent *ext, size_t n, bool exact, uint64_t *pages)
 {
 	int err = 0;
 
@@ -242,7 +240,7 @@ static int read_extents(struct actor *a, uint64_t page, int fd, const struct ext
 			continue;
 		if (length > INT64_MAX - ext[i].offset)
 			length = INT64_MAX - ext[i].offset;
-		err = read_extent(a, page, fd, ext[i].offset, length, exact);
+		err = read_extent(a, pace, page, fd, ext[i].offset, length, exact);
 		*pages += extent_pages(ext[i].offset, length, page);
 	}
 	return err;
@@ -337,13 +335,13 @@ static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct 
 		if (err)
 			break;
 		if (req->action == ACTION_WARM) {
-			err = read_extents(a, page, ufd, a->missing.extent, a->missing.nextents,
-					   !warm_to_end(a, st, range), did);
+			err = read_extents(a, &req->pace, page, ufd, a->missing.extent,
+					   a->missing.nextents, !warm_to_end(a, st, range), did);
 			break;
 		}
 		size_t n = intersect(a, req->listed, req->nlisted, a->missing.extent,
 				     a->missing.nextents);
-		err = read_extents(a, page, ufd, a->wanted, n, true, did);
+		err = read_extents(a, &req->pace, page, ufd, a->wanted, n, true, did);
 		break;
 	case ACTION_LOCK:
 		/* --warm-from: the span of the extents listed, from the first's

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "pace.h"
 #include "probe.h"
 
 /* Done to each file before it is measured. */
@@ -31,6 +32,10 @@ struct file_request {
 	const struct extent *listed; /* ACTION_LISTED: nlisted extents */
 	size_t nlisted;
 	struct lock_set *locks; /* ACTION_LOCK: the run's locked files */
+	/* --browse's w: asked before each chunk a warm reads, on the thread
+	 * that reads; a stop ends that file's warm there (its error
+	 * ECANCELED).  None (the rest of pagestat): never asked. */
+	struct pace pace;
 };
 
 /* --rate: the bytes a warm may read per second, all threads together;
@@ -54,11 +59,6 @@ struct actor {
 	char *buffer;               /* what the reads go into */
 	struct strbuf backing;      /* the measure before the action's */
 };
-
-/* --browse: asked before each chunk a warm reads, on the thread that
- * reads; true stops the warm of that file there (its error ECANCELED).
- * NULL (the rest of pagestat): never asked. */
-extern bool (*action_chunk_hook)(void);
 
 void actor_init(struct actor *a, struct rate_limit *limit);
 void actor_free(struct actor *a);
