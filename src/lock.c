@@ -799,51 +799,35 @@ void lock_say_pass(struct lock_set *set, const char *why)
 	    bytes, set->nchanges, set->nchanges == 1 ? "" : "s", set->nrefusals);
 }
 
-/* The value of key in the file dir/name of "key value" lines, or 0. */
-static uint64_t stat_value(const char *dir, const char *name, const char *key)
+/* The figures of keys in the memory.stat of dir (0 where one is not
+ * there, or the file cannot be read), read with the user's rights. */
+static void stat_values(const char *dir, const char *const *keys, uint64_t *values, size_t n)
 {
-	char path[PATH_MAX], line[256];
-	size_t len = strlen(key);
-	uint64_t v = 0;
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	snprintf(path, sizeof path, "%s/memory.stat", dir);
 	FILE *in = user_fopen_read(path);
-	while (in && fgets(line, sizeof line, in))
-		if (strncmp(line, key, len) == 0 && line[len] == ' ')
-			v = strtoull(line + len + 1, NULL, 10);
-	if (in)
-		fclose(in);
-	return v;
+	for (size_t i = 0; i < n; i++)
+		values[i] = 0;
+	if (!in)
+		return;
+	(void)memstat_read_keys(in, keys, values, n);
+	fclose(in);
 }
 
 /* The directory of this process's memory cgroup (v1's memory hierarchy,
  * else v2's), under /sys/fs/cgroup; false when there is none. */
 static bool memory_cgroup(char *dir, size_t size, bool *v2)
 {
-	FILE *in = user_fopen_read("/proc/self/cgroup");
-	char line[PATH_MAX];
-	bool found = false;
+	int version = 0;
+	char *path = memstat_self_cgroup(&version);
 
-	while (in && !found && fgets(line, sizeof line, in)) {
-		line[strcspn(line, "\n")] = '\0';
-		char *ctl = strchr(line, ':');
-		char *path = ctl ? strchr(ctl + 1, ':') : NULL;
-		if (!path)
-			continue;
-		*path++ = '\0';
-		ctl++;
-		if (strcmp(ctl, "memory") == 0 || strstr(ctl, "memory,") || strstr(ctl, ",memory")) {
-			snprintf(dir, size, "/sys/fs/cgroup/memory%s", path);
-			*v2 = false;
-			found = true;
-		} else if (*ctl == '\0') {
-			snprintf(dir, size, "/sys/fs/cgroup%s", path);
-			*v2 = true; /* kept unless a v1 memory line follows */
-		}
-	}
-	if (in)
-		fclose(in);
-	return found || *v2;
+	if (!path)
+		return false;
+	snprintf(dir, size, version == 1 ? "/sys/fs/cgroup/memory%s" : "/sys/fs/cgroup%s", path);
+	*v2 = version == 2;
+	free(path);
+	return true;
 }
 
 bool lock_available(uint64_t *available, uint64_t *limit)
@@ -862,14 +846,18 @@ bool lock_available(uint64_t *available, uint64_t *limit)
 		if (!read_number(dir, "memory.max", &cg_limit) ||
 		    !read_number(dir, "memory.current", &usage))
 			return true; /* "max": no limit */
-		file = stat_value(dir, "memory.stat", "file") -
-		       stat_value(dir, "memory.stat", "unevictable");
+		static const char *const keys[] = { "file", "unevictable" };
+		uint64_t v[2];
+		stat_values(dir, keys, v, 2);
+		file = v[0] - v[1];
 	} else {
 		if (!read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
 		    !read_number(dir, "memory.usage_in_bytes", &usage))
 			return true;
-		file = stat_value(dir, "memory.stat", "total_active_file") +
-		       stat_value(dir, "memory.stat", "total_inactive_file");
+		static const char *const keys[] = { "total_active_file", "total_inactive_file" };
+		uint64_t v[2];
+		stat_values(dir, keys, v, 2);
+		file = v[0] + v[1];
 	}
 	if (cg_limit >= total)
 		return true; /* no limit of its own */
