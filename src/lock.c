@@ -1,29 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* --lock: the files locked in memory (each range mapped from the user's
  * own open file, mlock2'd on fault, its pages faulted in once), held
- * until the run ends. */
+ * until the run ends: followed, within the memory available, detached. */
 #include <config.h>
 
 #include "lock.h"
+#include "lock_int.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <sys/inotify.h>
-#include <sys/mman.h>
-#include <string.h>
-#include <time.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
@@ -35,6 +38,7 @@
 #include "memstat.h"
 #include "msg.h"
 #include "progress.h"
+#include "signals.h"
 #include "status.h"
 #include "userfile.h"
 #include "xalloc.h"
@@ -49,60 +53,12 @@
 /* Bytes faulted in at a time: the pace of --rate and the meter. */
 #define LOCK_CHUNK ((uint64_t)1 << 20)
 
-void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max)
-{
-	*set = (struct lock_set){ .page_size = page_size, .max = max, .inotify = -1,
-				  .budget = UINT64_MAX };
-	pthread_mutex_init(&set->mutex, NULL);
-}
-
-void lock_set_free(struct lock_set *set)
-{
-	/* munmap unlocks too; munlock first says so where it is read */
-	for (size_t i = 0; i < set->nfiles; i++) {
-		if (set->files[i].addr) {
-			(void)munlock(set->files[i].addr, set->files[i].length);
-			(void)munmap(set->files[i].addr, set->files[i].length);
-		}
-		free(set->files[i].path);
-	}
-	free(set->files);
-	devino_free(&set->watched);
-	if (set->inotify >= 0)
-		close(set->inotify);
-	devino_free(&set->index);
-	pthread_mutex_destroy(&set->mutex);
-	*set = (struct lock_set){ 0 };
-}
-
-/* The number that the file dir/name (or dir alone: name NULL) holds,
- * read with the user's rights; false when there is none ("max"). */
-static bool read_number(const char *dir, const char *name, uint64_t *v)
-{
-	char path[PATH_MAX], text[64];
-
-	snprintf(path, sizeof path, name ? "%s/%s" : "%s", dir, name);
-	FILE *in = user_fopen_read(path);
-	bool ok = in && fgets(text, sizeof text, in);
-	if (in)
-		fclose(in);
-	if (!ok || text[0] < '0' || text[0] > '9')
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(text, &end, 10);
-	if (errno || (*end && *end != '\n'))
-		return false;
-	*v = n;
-	return true;
-}
-
 /* The first number in a /proc file read with the user's rights, or 0. */
 static uint64_t proc_number(const char *path)
 {
 	uint64_t v = 0;
 
-	return read_number(path, NULL, &v) ? v : 0;
+	return lock_read_number(path, NULL, &v) ? v : 0;
 }
 
 /* The mappings the process has now: the lines of /proc/self/maps. */
@@ -196,8 +152,7 @@ static size_t find(struct lock_set *set, const struct stat *st)
 	return devino_put(&set->index, st->st_dev, st->st_ino, 0);
 }
 
-/* Under the mutex: f's mapping released (it is locked no more). */
-static void release(struct lock_set *set, struct locked_file *f)
+void lock_release(struct lock_set *set, struct locked_file *f)
 {
 	(void)munlock(f->addr, f->length);
 	(void)munmap(f->addr, f->length);
@@ -207,63 +162,12 @@ static void release(struct lock_set *set, struct locked_file *f)
 	f->length = 0;
 }
 
-/* A change told on stderr: "--lock: 'PATH': " (escaped, as every name)
- * and the text; none with -q, at most LOCK_NOTICES_PER_SECOND a second
- * (the rest counted, lock_notices_flush says how many). */
-static void notice(struct lock_set *set, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void notice(struct lock_set *set, const char *path, const char *fmt, ...)
-{
-	struct timespec now;
-	char text[512];
-	va_list ap;
-
-	set->nchanges++;
-	if (set->quiet)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec != set->window) {
-		lock_notices_flush(set);
-		set->window = now.tv_sec;
-		set->told = 0;
-	}
-	if (set->told >= LOCK_NOTICES_PER_SECOND) {
-		set->untold++;
-		return;
-	}
-	set->told++;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	msg("--lock: ");
-	if (path)
-		msg_name_str(path);
-	else
-		msg_more("a file");
-	msg_more(": %s\n", text);
-}
-
-void lock_notices_flush(struct lock_set *set)
-{
-	if (!set->untold)
-		return;
-	msg("--lock: %" PRIu64 " more change%s not told (at most %d lines a second)\n", set->untold,
-	    set->untold == 1 ? "" : "s", LOCK_NOTICES_PER_SECOND);
-	set->untold = 0;
-}
-
-bool lock_notices_due(const struct lock_set *set)
-{
-	return set->untold > 0;
-}
-
 /* Under the mutex, following: may length more bytes be locked, the
  * locked ones counted without give (a file's length before it grew)?
  * Taken from the pass's budget when they may; *over_max says why not. */
 static bool fits(struct lock_set *set, uint64_t more, uint64_t give, bool *over_max)
 {
-	*over_max = set->max && set->locked_bytes - give + more > set->max;
+	*over_max = set->cfg.max && set->locked_bytes - give + more > set->cfg.max;
 	if (*over_max || (set->budget != UINT64_MAX && more > set->budget))
 		return false;
 	if (set->budget != UINT64_MAX)
@@ -307,7 +211,7 @@ static bool still_locked(struct lock_set *set, const struct stat *st, size_t len
 			same = true;
 			refuse(f, length, over_max, set->pass);
 		} else if (f->addr) {
-			release(set, f); /* grown or shrunk: locked again */
+			lock_release(set, f); /* grown or shrunk: locked again */
 			f->seen = set->pass;
 			f->refused = 0;
 			f->checked = true;
@@ -393,7 +297,7 @@ static bool left_out(struct lock_set *set, const struct stat *st, uint64_t lengt
 
 	if (!set->following) {
 		pthread_mutex_lock(&set->mutex);
-		out = set->max && (set->left_files || set->locked_bytes + length > set->max);
+		out = set->cfg.max && (set->left_files || set->locked_bytes + length > set->cfg.max);
 		if (out) {
 			set->left_files++;
 			set->left_bytes += length;
@@ -401,7 +305,7 @@ static bool left_out(struct lock_set *set, const struct stat *st, uint64_t lengt
 		pthread_mutex_unlock(&set->mutex);
 		return out;
 	}
-	char *path = set->follow ? name_of(fd) : NULL;
+	char *path = set->cfg.names ? name_of(fd) : NULL;
 	pthread_mutex_lock(&set->mutex);
 	size_t at = find(set, st);
 	struct locked_file *f = at == SIZE_MAX ? NULL : &set->files[at];
@@ -417,7 +321,7 @@ static bool left_out(struct lock_set *set, const struct stat *st, uint64_t lengt
 			out = true;
 		}
 		if (out && !f && set->nfiles >= LOCK_FOLLOW_MAX_FILES) {
-			if (!set->files_told && !set->quiet)
+			if (!set->files_told && !set->cfg.quiet)
 				msg("--lock: following at most %d files: the files found past it are "
 				    "neither locked nor followed\n", LOCK_FOLLOW_MAX_FILES);
 			set->files_told = true;
@@ -508,9 +412,54 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 		return err;
 	}
 	*pages = length / page;
-	if (!record(set, st, addr, length, set->follow ? name_of(fd) : NULL))
+	if (!record(set, st, addr, length, set->cfg.names ? name_of(fd) : NULL))
 		munmap(addr, length); /* another thread locked it meanwhile */
 	return 0;
+}
+
+void lock_notice(struct lock_set *set, const char *path, const char *fmt, ...)
+{
+	struct timespec now;
+	char text[512];
+	va_list ap;
+
+	set->nchanges++;
+	if (set->cfg.quiet)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec != set->window) {
+		lock_notices_flush(set);
+		set->window = now.tv_sec;
+		set->told = 0;
+	}
+	if (set->told >= LOCK_NOTICES_PER_SECOND) {
+		set->untold++;
+		return;
+	}
+	set->told++;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	msg("--lock: ");
+	if (path)
+		msg_name_str(path);
+	else
+		msg_more("a file");
+	msg_more(": %s\n", text);
+}
+
+void lock_notices_flush(struct lock_set *set)
+{
+	if (!set->untold)
+		return;
+	msg("--lock: %" PRIu64 " more change%s not told (at most %d lines a second)\n", set->untold,
+	    set->untold == 1 ? "" : "s", LOCK_NOTICES_PER_SECOND);
+	set->untold = 0;
+}
+
+bool lock_notices_due(const struct lock_set *set)
+{
+	return set->untold > 0;
 }
 
 /* The events a directory is watched for: a file in it written, truncated,
@@ -553,7 +502,7 @@ static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
 	    devino_has(&set->watched, st.st_dev, st.st_ino))
 		return;
 	if (set->nwatches >= LOCK_FOLLOW_MAX_WATCHES) {
-		if (!set->watches_told && !set->quiet)
+		if (!set->watches_told && !set->cfg.quiet)
 			msg("--lock: watching at most %d directories: changes in the others are "
 			    "seen at the next pass (a change watched, or SIGHUP)\n",
 			    LOCK_FOLLOW_MAX_WATCHES);
@@ -570,17 +519,17 @@ static void watch_dir_of(struct lock_set *set, const char *path, bool is_dir)
 /* The directories of the operands and of each locked file watched. */
 static void watch_all(struct lock_set *set)
 {
-	for (size_t i = 0; set->operands && set->operands[i]; i++) {
+	for (size_t i = 0; set->cfg.operands && set->cfg.operands[i]; i++) {
 		struct stat st;
-		if (user_fstatat(AT_FDCWD, set->operands[i], &st, 0) == 0)
-			watch_dir_of(set, set->operands[i], S_ISDIR(st.st_mode));
+		if (user_fstatat(AT_FDCWD, set->cfg.operands[i], &st, 0) == 0)
+			watch_dir_of(set, set->cfg.operands[i], S_ISDIR(st.st_mode));
 	}
 	for (size_t i = 0; i < set->nfiles; i++)
 		if (set->files[i].addr && set->files[i].path)
 			watch_dir_of(set, set->files[i].path, false);
 }
 
-int lock_follow_start(struct lock_set *set, char *const *operands)
+int lock_follow_start(struct lock_set *set)
 {
 	set->inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (set->inotify < 0) {
@@ -589,7 +538,6 @@ int lock_follow_start(struct lock_set *set, char *const *operands)
 		return -1;
 	}
 	set->following = true;
-	set->operands = operands;
 	watch_all(set);
 	return set->inotify;
 }
@@ -638,12 +586,10 @@ void lock_follow_begin(struct lock_set *set)
 	}
 }
 
-/* --format=ndjson: the change as a line of its own, with its time:
- * {"time":...,"change":"grew","path":...,"locked":P,"locked_bytes":B}. */
-static void tell_change(const struct lock_set *set, const char *path, const char *change,
-			uint64_t length)
+void lock_tell_change(const struct lock_set *set, const char *path, const char *change,
+		      uint64_t length)
 {
-	FILE *out = set->changes;
+	FILE *out = set->cfg.changes;
 	struct timespec now;
 	struct tm tm;
 	char when[32];
@@ -713,7 +659,7 @@ void lock_follow_end(struct lock_set *set)
 {
 	char bytes[FMT_BUFSIZE], max[FMT_BUFSIZE];
 
-	fmt_human(max, set->max);
+	fmt_human(max, set->cfg.max);
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
 		f->checked = false;
@@ -723,26 +669,26 @@ void lock_follow_end(struct lock_set *set)
 			f->again = false;
 			f->was = f->length;
 			fmt_human(bytes, f->length);
-			notice(set, f->path, "locked again (%s): memory is available again", bytes);
-			tell_change(set, f->path, "locked again", f->length);
+			lock_notice(set, f->path, "locked again (%s): memory is available again", bytes);
+			lock_tell_change(set, f->path, "locked again", f->length);
 		}
 		if (f->seen == set->pass || !f->addr)
 			continue;
 		/* not met: deleted, renamed away or replaced */
 		size_t length = f->length;
-		release(set, f);
+		lock_release(set, f);
 		struct locked_file *now = fresh_named(set, f->path);
 		if (now) {
 			now->fresh = false;
 			now->was = now->length; /* told here, not as grown */
 			fmt_human(bytes, now->length);
-			notice(set, now->path, "replaced; the new file locked (%s)", bytes);
-			tell_change(set, now->path, "replaced", now->length);
+			lock_notice(set, now->path, "replaced; the new file locked (%s)", bytes);
+			lock_tell_change(set, now->path, "replaced", now->length);
 			continue;
 		}
 		fmt_human(bytes, length);
-		notice(set, f->path, "deleted or renamed away; unlocked (%s given back)", bytes);
-		tell_change(set, f->path, "deleted", 0);
+		lock_notice(set, f->path, "deleted or renamed away; unlocked (%s given back)", bytes);
+		lock_tell_change(set, f->path, "deleted", 0);
 	}
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
@@ -755,27 +701,27 @@ void lock_follow_end(struct lock_set *set)
 			const char *why = f->over_max ? "it would pass --lock-max=" :
 				"more than the memory available less --reserve";
 			if (f->addr)
-				notice(set, f->path, "grew to %s; not locked past its old end: %s%s "
+				lock_notice(set, f->path, "grew to %s; not locked past its old end: %s%s "
 				       "(told once, until it changes)", bytes, why, f->over_max ? max : "");
 			else
-				notice(set, f->path, "%s not locked: %s%s (told once, until it changes)",
+				lock_notice(set, f->path, "%s not locked: %s%s (told once, until it changes)",
 				       bytes, why, f->over_max ? max : "");
 		}
 		if (!f->path)
 			continue;
 		if (f->fresh && f->addr) {
 			fmt_human(bytes, f->length);
-			notice(set, f->path, "new; locked (%s)", bytes);
-			tell_change(set, f->path, "new", f->length);
+			lock_notice(set, f->path, "new; locked (%s)", bytes);
+			lock_tell_change(set, f->path, "new", f->length);
 			watch_dir_of(set, f->path, false);
 		} else if (!f->fresh && f->addr && f->length != f->was) {
 			fmt_human(bytes, f->length);
-			notice(set, f->path, "%s to %s; %s", f->length > f->was ? "grew" : "shrank",
+			lock_notice(set, f->path, "%s to %s; %s", f->length > f->was ? "grew" : "shrank",
 			       bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
-			tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
+			lock_tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
 		} else if (!f->fresh && !f->addr && f->was && !f->refused && !f->yielded) {
-			notice(set, f->path, "shrank to nothing; unlocked");
-			tell_change(set, f->path, "shrank", 0);
+			lock_notice(set, f->path, "shrank to nothing; unlocked");
+			lock_tell_change(set, f->path, "shrank", 0);
 		}
 		f->fresh = false;
 	}
@@ -791,12 +737,42 @@ void lock_say_pass(struct lock_set *set, const char *why)
 	char bytes[FMT_BUFSIZE];
 
 	lock_notices_flush(set);
-	if (set->quiet)
+	if (set->cfg.quiet)
 		return;
 	fmt_human(bytes, set->locked_bytes);
 	msg("--lock: %s: %zu file%s, %s locked; %" PRIu64 " change%s, %" PRIu64 " not locked "
 	    "for --lock-max or the memory available\n", why, set->nlive, set->nlive == 1 ? "" : "s",
 	    bytes, set->nchanges, set->nchanges == 1 ? "" : "s", set->nrefusals);
+}
+
+void lock_pass(struct lock_set *set, uint64_t budget)
+{
+	set->following = true;
+	set->budget = budget;
+	lock_follow_begin(set);
+	set->again.fn(set->again.ctx);
+	lock_follow_end(set);
+	set->budget = UINT64_MAX;
+}
+
+bool lock_read_number(const char *dir, const char *name, uint64_t *v)
+{
+	char path[PATH_MAX], text[64];
+
+	snprintf(path, sizeof path, name ? "%s/%s" : "%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	bool ok = in && fgets(text, sizeof text, in);
+	if (in)
+		fclose(in);
+	if (!ok || text[0] < '0' || text[0] > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return false;
+	*v = n;
+	return true;
 }
 
 /* The figures of keys in the memory.stat of dir (0 where one is not
@@ -843,16 +819,16 @@ bool lock_available(uint64_t *available, uint64_t *limit)
 		return true;
 	uint64_t cg_limit, usage, file;
 	if (v2) {
-		if (!read_number(dir, "memory.max", &cg_limit) ||
-		    !read_number(dir, "memory.current", &usage))
+		if (!lock_read_number(dir, "memory.max", &cg_limit) ||
+		    !lock_read_number(dir, "memory.current", &usage))
 			return true; /* "max": no limit */
 		static const char *const keys[] = { "file", "unevictable" };
 		uint64_t v[2];
 		stat_values(dir, keys, v, 2);
 		file = v[0] - v[1];
 	} else {
-		if (!read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
-		    !read_number(dir, "memory.usage_in_bytes", &usage))
+		if (!lock_read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
+		    !lock_read_number(dir, "memory.usage_in_bytes", &usage))
 			return true;
 		static const char *const keys[] = { "total_active_file", "total_inactive_file" };
 		uint64_t v[2];
@@ -889,7 +865,9 @@ int lock_pressure_trigger(void)
 	return user_psi_trigger("/proc/pressure/memory", trigger);
 }
 
-void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
+/* --reserve: available is below reserve: files unlocked, the last locked
+ * first, until what they give back covers the difference; each told. */
+static void yield(struct lock_set *set, uint64_t available, uint64_t reserve)
 {
 	char have[FMT_BUFSIZE], keep[FMT_BUFSIZE], bytes[FMT_BUFSIZE];
 	uint64_t given = 0;
@@ -902,18 +880,19 @@ void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve)
 		if (!f->addr)
 			continue;
 		size_t length = f->length;
-		release(set, f);
+		lock_release(set, f);
 		f->yielded = true;
 		given += length;
 		fmt_human(bytes, length);
-		notice(set, f->path, "unlocked (%s): %s available, below --reserve=%s", bytes, have,
+		lock_notice(set, f->path, "unlocked (%s): %s available, below --reserve=%s", bytes, have,
 		       keep);
-		tell_change(set, f->path, "unlocked for --reserve", 0);
+		lock_tell_change(set, f->path, "unlocked for --reserve", 0);
 	}
 	pthread_mutex_unlock(&set->mutex);
 }
 
-bool lock_yielded(const struct lock_set *set)
+/* Files unlocked for --reserve wait to be locked again. */
+static bool yielded(const struct lock_set *set)
 {
 	for (size_t i = 0; i < set->nfiles; i++)
 		if (set->files[i].yielded)
@@ -921,54 +900,69 @@ bool lock_yielded(const struct lock_set *set)
 	return false;
 }
 
-bool lock_say_refused(const struct lock_set *set)
+/* --reserve in bytes: SIZE, or PERCENT% of limit (the memory cgroup's
+ * limit, or MemTotal). */
+static uint64_t reserve_bytes(const struct lock_config *cfg, uint64_t limit)
 {
-	bool told = false;
-
-	if (set->memlock_files) {
-		char have[FMT_BUFSIZE], left[FMT_BUFSIZE], asked[FMT_BUFSIZE], limit[FMT_BUFSIZE];
-		struct rlimit rl = { 0 };
-		(void)getrlimit(RLIMIT_MEMLOCK, &rl);
-		fmt_human(have, set->locked_bytes);
-		fmt_human(left, set->memlock_bytes);
-		fmt_human(asked, set->locked_bytes + set->memlock_bytes);
-		if (rl.rlim_cur == RLIM_INFINITY)
-			snprintf(limit, sizeof limit, "unlimited");
-		else
-			fmt_human(limit, (uint64_t)rl.rlim_cur);
-		msg("--lock: %" PRIu64 " file%s (%s) not locked: the locked-memory limit "
-		    "(RLIMIT_MEMLOCK) is %s and %s was asked (%s is locked and held); to lock "
-		    "it all, raise the limit with 'ulimit -l' (KiB, or unlimited), with "
-		    "LimitMEMLOCK= in a systemd unit, or run pagestat with CAP_IPC_LOCK (as root, "
-		    "or AmbientCapabilities=CAP_IPC_LOCK in a unit)\n",
-		    set->memlock_files, set->memlock_files > 1 ? "s" : "", left, limit, asked, have);
-		told = true;
-	}
-	if (set->mapcount_files) {
-		msg("--lock: %" PRIu64 " file%s not locked: the process has %" PRIu64 " mappings, "
-		    "and the sysctl vm.max_map_count allows %" PRIu64 " (each file locked is one); "
-		    "raise it (sysctl -w vm.max_map_count=N) or lock fewer files\n",
-		    set->mapcount_files, set->mapcount_files > 1 ? "s" : "", set->map_count,
-		    set->max_map_count);
-		told = true;
-	}
-	return told;
+	if (cfg->reserve_percent > 0)
+		return (uint64_t)((double)limit * cfg->reserve_percent / 100.0);
+	return cfg->reserve;
 }
 
-void lock_say_left_out(const struct lock_set *set, const char *max_arg)
+uint64_t lock_budget(const struct lock_set *set)
 {
-	char bytes[FMT_BUFSIZE], have[FMT_BUFSIZE];
+	uint64_t available, limit;
 
-	if (!set->left_files)
+	if (!lock_available(&available, &limit))
+		return UINT64_MAX;
+	uint64_t reserve = reserve_bytes(&set->cfg, limit);
+	return available > reserve ? available - reserve : 0;
+}
+
+void lock_keep_reserve(struct lock_set *set)
+{
+	uint64_t available, limit;
+
+	if (!lock_available(&available, &limit))
 		return;
-	fmt_human(bytes, set->left_bytes);
-	fmt_human(have, set->locked_bytes);
-	msg("--lock-max=%s: %" PRIu64 " file%s (%s) left out, the last in walk order (their rows "
-	    "show 0 locked); %s is locked\n",
-	    max_arg, set->left_files, set->left_files > 1 ? "s" : "", bytes, have);
+	uint64_t reserve = reserve_bytes(&set->cfg, limit);
+	uint64_t margin = reserve + reserve / 4;
+	if (available < reserve) {
+		yield(set, available, reserve);
+	} else if (available > margin && yielded(set)) {
+		lock_pass(set, available - margin);
+	}
 }
 
-int lock_daemon_start(int *ready)
+int lock_plan(const struct lock_set *set, uint64_t pinned, uint64_t to_read)
+{
+	uint64_t available, limit, reserve = 0;
+
+	if (set->cfg.max && pinned > set->cfg.max)
+		pinned = set->cfg.max;
+	if (!lock_available(&available, &limit))
+		return STATUS_OK;
+	reserve = reserve_bytes(&set->cfg, limit);
+	if (pinned <= available && available - pinned >= reserve)
+		return STATUS_OK;
+	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE], keep[FMT_BUFSIZE];
+	fmt_human(need, pinned);
+	fmt_human(read, to_read);
+	fmt_human(have, available);
+	fmt_human(keep, reserve);
+	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
+	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; %s\n",
+	    need, read, have, reserve ? " less --reserve's " : "", reserve ? keep : "",
+	    reserve ? " kept" : "",
+	    set->cfg.snapshot
+		    ? "lock from a smaller snapshot (fewer file rows, filtered with jq, say), "
+		      "or up to a size with --lock-max"
+		    : "lock fewer files, a part with --offset and --length, or up to a size with "
+		      "--lock-max");
+	return STATUS_FATAL;
+}
+
+int lock_daemon_start(struct lock_set *set)
 {
 	int pipefd[2];
 
@@ -988,7 +982,7 @@ int lock_daemon_start(int *ready)
 	if (child == 0) {
 		close(pipefd[0]);
 		(void)setsid();
-		*ready = pipefd[1];
+		set->ready = pipefd[1];
 		return -1;
 	}
 	close(pipefd[1]);
@@ -1006,8 +1000,9 @@ int lock_daemon_start(int *ready)
 	return WIFEXITED(ws) ? WEXITSTATUS(ws) : STATUS_FATAL;
 }
 
-bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *written, int status)
+bool lock_daemon_ready(struct lock_set *set, struct user_pidfile *written, int status)
 {
+	const char *pidfile = set->cfg.pidfile;
 	bool ok = true;
 	int err;
 
@@ -1025,9 +1020,10 @@ bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *writ
 	unsigned char byte = (unsigned char)status;
 	(void)fflush(stdout);
 	(void)fflush(stderr);
-	if (write(ready, &byte, 1) != 1)
+	if (write(set->ready, &byte, 1) != 1)
 		ok = ok && errno == EPIPE;
-	close(ready);
+	close(set->ready);
+	set->ready = -1;
 	if (!ok)
 		return false;
 	int null = user_open_devnull();
@@ -1070,7 +1066,80 @@ void lock_notify(const char *state)
 }
 #endif
 
-void lock_say_holding(const struct lock_set *set, bool quiet)
+void lock_set_init(struct lock_set *set, uint64_t page_size, const struct lock_config *cfg)
+{
+	*set = (struct lock_set){ .page_size = page_size, .cfg = *cfg, .inotify = -1, .ready = -1,
+				  .budget = UINT64_MAX };
+	pthread_mutex_init(&set->mutex, NULL);
+}
+
+void lock_set_free(struct lock_set *set)
+{
+	/* munmap unlocks too; munlock first says so where it is read */
+	for (size_t i = 0; i < set->nfiles; i++) {
+		if (set->files[i].addr) {
+			(void)munlock(set->files[i].addr, set->files[i].length);
+			(void)munmap(set->files[i].addr, set->files[i].length);
+		}
+		free(set->files[i].path);
+	}
+	free(set->files);
+	devino_free(&set->watched);
+	if (set->inotify >= 0)
+		close(set->inotify);
+	devino_free(&set->index);
+	pthread_mutex_destroy(&set->mutex);
+	*set = (struct lock_set){ 0 };
+}
+
+/* What stopped files from being locked, with the figures and remedies,
+ * on stderr (nothing when all were). */
+static void say_refused(const struct lock_set *set)
+{
+	if (set->memlock_files) {
+		char have[FMT_BUFSIZE], left[FMT_BUFSIZE], asked[FMT_BUFSIZE], limit[FMT_BUFSIZE];
+		struct rlimit rl = { 0 };
+		(void)getrlimit(RLIMIT_MEMLOCK, &rl);
+		fmt_human(have, set->locked_bytes);
+		fmt_human(left, set->memlock_bytes);
+		fmt_human(asked, set->locked_bytes + set->memlock_bytes);
+		if (rl.rlim_cur == RLIM_INFINITY)
+			snprintf(limit, sizeof limit, "unlimited");
+		else
+			fmt_human(limit, (uint64_t)rl.rlim_cur);
+		msg("--lock: %" PRIu64 " file%s (%s) not locked: the locked-memory limit "
+		    "(RLIMIT_MEMLOCK) is %s and %s was asked (%s is locked and held); to lock "
+		    "it all, raise the limit with 'ulimit -l' (KiB, or unlimited), with "
+		    "LimitMEMLOCK= in a systemd unit, or run pagestat with CAP_IPC_LOCK (as root, "
+		    "or AmbientCapabilities=CAP_IPC_LOCK in a unit)\n",
+		    set->memlock_files, set->memlock_files > 1 ? "s" : "", left, limit, asked, have);
+	}
+	if (set->mapcount_files) {
+		msg("--lock: %" PRIu64 " file%s not locked: the process has %" PRIu64 " mappings, "
+		    "and the sysctl vm.max_map_count allows %" PRIu64 " (each file locked is one); "
+		    "raise it (sysctl -w vm.max_map_count=N) or lock fewer files\n",
+		    set->mapcount_files, set->mapcount_files > 1 ? "s" : "", set->map_count,
+		    set->max_map_count);
+	}
+}
+
+/* What --lock-max left out, on stderr, if anything. */
+static void say_left_out(const struct lock_set *set)
+{
+	char bytes[FMT_BUFSIZE], have[FMT_BUFSIZE];
+
+	if (!set->left_files)
+		return;
+	fmt_human(bytes, set->left_bytes);
+	fmt_human(have, set->locked_bytes);
+	msg("--lock-max=%s: %" PRIu64 " file%s (%s) left out, the last in walk order (their rows "
+	    "show 0 locked); %s is locked\n",
+	    set->cfg.max_arg, set->left_files, set->left_files > 1 ? "s" : "", bytes, have);
+}
+
+/* The line that says the run now holds: files, bytes, pid (unless -q);
+ * and to systemd, READY=1 and the same as STATUS=. */
+static void say_holding(const struct lock_set *set)
 {
 	char bytes[FMT_BUFSIZE], state[128];
 
@@ -1078,9 +1147,123 @@ void lock_say_holding(const struct lock_set *set, bool quiet)
 	snprintf(state, sizeof state, "READY=1\nSTATUS=%zu file%s, %s locked: holding", set->nlive,
 		 set->nlive == 1 ? "" : "s", bytes);
 	lock_notify(state);
-	if (quiet)
+	if (set->cfg.quiet)
 		return;
 	msg("--lock: %zu file%s, %" PRIu64 " bytes (%s) locked by pid %ld: holding until SIGINT "
 	    "or SIGTERM\n",
 	    set->nlive, set->nlive == 1 ? "" : "s", set->locked_bytes, bytes, (long)getpid());
+}
+
+/* What the first pass left is out: what was not locked and why, then the
+ * line that says it holds.  False when nothing is held. */
+static bool say_locked(struct lock_set *set)
+{
+	say_refused(set);
+	if (!set->cfg.quiet)
+		say_left_out(set);
+	if (set->nlive == 0) {
+		if (!set->cfg.quiet)
+			msg("--lock: nothing locked, nothing to hold\n");
+		return false;
+	}
+	/* the rows reach their reader before the hold */
+	(void)fflush(stdout);
+	say_holding(set);
+	return true;
+}
+
+/* Held: hold until SIGINT or SIGTERM (signals.c: the first ends the run,
+ * the locks released as it ends), following the files unless
+ * --no-follow. */
+static void hold(struct lock_set *set)
+{
+	sigset_t stop, was;
+	int changes = -1;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &was);
+	signals_hup_rewalks();
+	if (!set->cfg.no_follow && !set->cfg.pids && !set->cfg.snapshot)
+		changes = lock_follow_start(set);
+	/* --warm-from: no walk to follow or go again (its "-" is read) */
+	if (set->cfg.snapshot && !set->cfg.quiet)
+		msg("--lock: --warm-from: the snapshot's files are not followed (as with "
+		    "--no-follow); SIGHUP does nothing\n");
+	bool hup_told = false;
+	/* --reserve: the memory looked at each second, and at once when the
+	 * kernel says tasks stall on memory (its pressure trigger) */
+	bool reserving = set->cfg.reserve || set->cfg.reserve_percent > 0;
+	struct timespec tick = { 1, 0 };
+	struct pollfd pfd[2] = {
+		{ .fd = changes, .events = POLLIN },
+		{ .fd = reserving ? lock_pressure_trigger() : -1, .events = POLLPRI },
+	};
+	while (!signals_stop_requested()) {
+		/* a negative fd is left out by poll */
+		/* a second at most while changes wait to be counted */
+		bool due = lock_notices_due(set);
+		int ready = ppoll(pfd, 2, reserving || due ? &tick : NULL, &was);
+		if (signals_stop_requested())
+			break;
+		bool hup = signals_take_hup();
+		if (hup && set->cfg.snapshot) {
+			if (!set->cfg.quiet && !hup_told)
+				msg("--lock: SIGHUP: --warm-from has no walk to go again; the locks "
+				    "are held as they are\n");
+			hup_told = true;
+		} else if (hup) {
+			if (!set->cfg.quiet)
+				msg("--lock: SIGHUP: walking the files again\n");
+			lock_pass(set, lock_budget(set));
+			lock_say_pass(set, "SIGHUP");
+		} else if (ready > 0 && (pfd[0].revents & POLLIN)) {
+			lock_pass(set, lock_budget(set));
+		} else if (ready == 0) {
+			lock_notices_flush(set); /* their second is over */
+		}
+		if (reserving)
+			lock_keep_reserve(set);
+	}
+	if (pfd[1].fd >= 0)
+		close(pfd[1].fd);
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+}
+
+void lock_sample_begin(struct lock_set *set, bool first)
+{
+	if (first || set->cfg.no_follow)
+		return;
+	set->following = true;
+	set->budget = lock_budget(set);
+	lock_follow_begin(set);
+}
+
+bool lock_sample_end(struct lock_set *set, bool first, bool fatal)
+{
+	if (!first && !set->cfg.no_follow) {
+		lock_follow_end(set);
+		lock_notices_flush(set);
+		set->budget = UINT64_MAX;
+	}
+	return fatal || !first || say_locked(set);
+}
+
+int lock_run(struct lock_set *set, int status, struct lock_walk again)
+{
+	if (status == STATUS_FATAL || !say_locked(set))
+		return status;
+	struct user_pidfile pidfile = { .dirfd = -1 };
+	set->again = again;
+	if (!set->cfg.daemon || lock_daemon_ready(set, &pidfile, status)) {
+		hold(set);
+		lock_notify("STOPPING=1\nSTATUS=unlocking");
+	} else {
+		status = STATUS_FATAL;
+	}
+	/* through the directory it was written in, if still the file */
+	user_pidfile_remove(&pidfile);
+	return status;
 }
