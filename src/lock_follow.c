@@ -268,11 +268,72 @@ static void drop_gone(struct lock_set *set)
 #endif
 }
 
-void lock_follow_end(struct lock_set *set)
+/* f, not met by the pass (deleted, renamed away or replaced): unlocked,
+ * and told so, or as replaced by the new file found under its name. */
+static void tell_unmet(struct lock_set *set, struct locked_file *f)
+{
+	char bytes[FMT_BUFSIZE];
+	size_t length = f->length;
+
+	lock_release(set, f);
+	struct locked_file *now = fresh_named(set, f->path);
+	if (now) {
+		now->fresh = false;
+		now->was = now->length; /* told here, not as grown */
+		fmt_human(bytes, now->length);
+		lock_notice(set, now->path, "replaced; the new file locked (%s)", bytes);
+		lock_tell_change(set, now->path, "replaced", now->length);
+		return;
+	}
+	fmt_human(bytes, length);
+	lock_notice(set, f->path, "deleted or renamed away; unlocked (%s given back)", bytes);
+	lock_tell_change(set, f->path, "deleted", 0);
+}
+
+/* f, met by the pass, refused by its guard: told once, until it changes. */
+static void tell_refused(struct lock_set *set, struct locked_file *f)
 {
 	char bytes[FMT_BUFSIZE], max[FMT_BUFSIZE];
 
+	f->tell_refused = false;
+	set->nrefusals++;
 	fmt_human(max, set->cfg.max);
+	fmt_human(bytes, f->refused);
+	const char *why = f->over_max ? "it would pass --lock-max=" :
+		"more than the memory available less --reserve";
+	if (f->addr)
+		lock_notice(set, f->path, "grew to %s; not locked past its old end: %s%s "
+		       "(told once, until it changes)", bytes, why, f->over_max ? max : "");
+	else
+		lock_notice(set, f->path, "%s not locked: %s%s (told once, until it changes)",
+		       bytes, why, f->over_max ? max : "");
+}
+
+/* f, met by the pass, named: new, grown, shrunk or shrunk to nothing. */
+static void tell_met(struct lock_set *set, struct locked_file *f)
+{
+	char bytes[FMT_BUFSIZE];
+
+	if (f->fresh && f->addr) {
+		fmt_human(bytes, f->length);
+		lock_notice(set, f->path, "new; locked (%s)", bytes);
+		lock_tell_change(set, f->path, "new", f->length);
+		watch_dir_of(set, f->path, false);
+	} else if (!f->fresh && f->addr && f->length != f->was) {
+		fmt_human(bytes, f->length);
+		lock_notice(set, f->path, "%s to %s; %s", f->length > f->was ? "grew" : "shrank",
+		       bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
+		lock_tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
+	} else if (!f->fresh && !f->addr && f->was && !f->refused && !f->yielded) {
+		lock_notice(set, f->path, "shrank to nothing; unlocked");
+		lock_tell_change(set, f->path, "shrank", 0);
+	}
+}
+
+void lock_follow_end(struct lock_set *set)
+{
+	char bytes[FMT_BUFSIZE];
+
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
 		f->checked = false;
@@ -285,57 +346,18 @@ void lock_follow_end(struct lock_set *set)
 			lock_notice(set, f->path, "locked again (%s): memory is available again", bytes);
 			lock_tell_change(set, f->path, "locked again", f->length);
 		}
-		if (f->seen == set->pass || !f->addr)
-			continue;
-		/* not met: deleted, renamed away or replaced */
-		size_t length = f->length;
-		lock_release(set, f);
-		struct locked_file *now = fresh_named(set, f->path);
-		if (now) {
-			now->fresh = false;
-			now->was = now->length; /* told here, not as grown */
-			fmt_human(bytes, now->length);
-			lock_notice(set, now->path, "replaced; the new file locked (%s)", bytes);
-			lock_tell_change(set, now->path, "replaced", now->length);
-			continue;
-		}
-		fmt_human(bytes, length);
-		lock_notice(set, f->path, "deleted or renamed away; unlocked (%s given back)", bytes);
-		lock_tell_change(set, f->path, "deleted", 0);
+		if (f->seen != set->pass && f->addr)
+			tell_unmet(set, f);
 	}
 	for (size_t i = 0; i < set->nfiles; i++) {
 		struct locked_file *f = &set->files[i];
 		if (f->seen != set->pass)
 			continue;
-		if (f->tell_refused) {
-			f->tell_refused = false;
-			set->nrefusals++;
-			fmt_human(bytes, f->refused);
-			const char *why = f->over_max ? "it would pass --lock-max=" :
-				"more than the memory available less --reserve";
-			if (f->addr)
-				lock_notice(set, f->path, "grew to %s; not locked past its old end: %s%s "
-				       "(told once, until it changes)", bytes, why, f->over_max ? max : "");
-			else
-				lock_notice(set, f->path, "%s not locked: %s%s (told once, until it changes)",
-				       bytes, why, f->over_max ? max : "");
-		}
+		if (f->tell_refused)
+			tell_refused(set, f);
 		if (!f->path)
 			continue;
-		if (f->fresh && f->addr) {
-			fmt_human(bytes, f->length);
-			lock_notice(set, f->path, "new; locked (%s)", bytes);
-			lock_tell_change(set, f->path, "new", f->length);
-			watch_dir_of(set, f->path, false);
-		} else if (!f->fresh && f->addr && f->length != f->was) {
-			fmt_human(bytes, f->length);
-			lock_notice(set, f->path, "%s to %s; %s", f->length > f->was ? "grew" : "shrank",
-			       bytes, f->length > f->was ? "locked to its new end" : "unlocked past its end");
-			lock_tell_change(set, f->path, f->length > f->was ? "grew" : "shrank", f->length);
-		} else if (!f->fresh && !f->addr && f->was && !f->refused && !f->yielded) {
-			lock_notice(set, f->path, "shrank to nothing; unlocked");
-			lock_tell_change(set, f->path, "shrank", 0);
-		}
+		tell_met(set, f);
 		f->fresh = false;
 	}
 	drop_gone(set);

@@ -328,11 +328,65 @@ static bool left_out(struct lock_set *set, const struct stat *st, uint64_t lengt
 	return out;
 }
 
+/* [start, start + length) of fd mapped into *addr and locked on fault:
+ * 0, or why not (RLIMIT_MEMLOCK's and vm.max_map_count's refusals
+ * counted for the message at the end). */
+static int map_locked(struct lock_set *set, int fd, uint64_t start, size_t length, char **addr)
+{
+	*addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	if (*addr == MAP_FAILED)
+		return map_failed(set, errno);
+	/* locked before anything is read: each page is locked as it comes */
+	if (mlock2(*addr, length, MLOCK_ONFAULT) != 0) {
+		int err = errno;
+		munmap(*addr, length);
+		if (err != ENOMEM && err != EPERM)
+			return err;
+		pthread_mutex_lock(&set->mutex);
+		set->memlock_files++;
+		set->memlock_bytes += length;
+		pthread_mutex_unlock(&set->mutex);
+		return FAIL_MEMLOCK;
+	}
+	return 0;
+}
+
+/* The mapping at addr (length bytes of the file from r->start, to end,
+ * in pages of page bytes) faulted in: the missing extents first, paced
+ * (*read: their pages), then the rest.  0, or an errno value. */
+static int fault_in(char *addr, size_t length, uint64_t end, uint64_t page,
+		    const struct extent *missing, size_t nmissing, struct reading *r, uint64_t *read)
+{
+	uint64_t start = r->start;
+	int err = 0;
+
+	/* the missing pages first, paced: they are what is read */
+	for (size_t i = 0; i < nmissing && !err; i++) {
+		uint64_t from = missing[i].offset / page * page;
+		uint64_t to = missing[i].offset + missing[i].length;
+		if (to < from || to > end)
+			to = end;
+		to = (to + page - 1) / page * page;
+		if (from < start)
+			from = start;
+		if (from < to) {
+			err = populate(addr, from - start, to - start, r);
+			*read += (to - from) / page;
+		}
+	}
+	/* then the rest, cached already: mapped, so locked, nothing read */
+	r->paced = false;
+	if (!err)
+		err = populate(addr, 0, length, r);
+	return err;
+}
+
 int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
 	      lock_pace_fn *pace, void *ctx, uint64_t *pages, uint64_t *read)
 {
 	uint64_t page = set->page_size, size = (uint64_t)st->st_size, end = size;
+	char *addr;
 
 	*pages = *read = 0;
 	uint64_t start = range->offset / page * page;
@@ -347,45 +401,14 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	size_t length = (size_t)(end - start);
 	if (still_locked(set, st, length, pages) || left_out(set, st, length, fd))
 		return 0;
-
-	char *addr = mmap(NULL, length, PROT_READ, MAP_SHARED, fd, (off_t)start);
-	if (addr == MAP_FAILED)
-		return map_failed(set, errno);
-	/* locked before anything is read: each page is locked as it comes */
-	if (mlock2(addr, length, MLOCK_ONFAULT) != 0) {
-		int err = errno;
-		munmap(addr, length);
-		if (err != ENOMEM && err != EPERM)
-			return err;
-		pthread_mutex_lock(&set->mutex);
-		set->memlock_files++;
-		set->memlock_bytes += length;
-		pthread_mutex_unlock(&set->mutex);
-		return FAIL_MEMLOCK;
-	}
+	int err = map_locked(set, fd, start, length, &addr);
+	if (err)
+		return err;
 	struct reading r = { .fd = fd, .start = start, .pace = pace, .ctx = ctx, .paced = true,
 			     .exact = start > 0 || end < size };
 	if (r.exact)
 		(void)madvise(addr, length, MADV_RANDOM);
-	int err = 0;
-	/* the missing pages first, paced: they are what is read */
-	for (size_t i = 0; i < nmissing && !err; i++) {
-		uint64_t from = missing[i].offset / page * page;
-		uint64_t to = missing[i].offset + missing[i].length;
-		if (to < from || to > end)
-			to = end;
-		to = (to + page - 1) / page * page;
-		if (from < start)
-			from = start;
-		if (from < to) {
-			err = populate(addr, from - start, to - start, &r);
-			*read += (to - from) / page;
-		}
-	}
-	/* then the rest, cached already: mapped, so locked, nothing read */
-	r.paced = false;
-	if (!err)
-		err = populate(addr, 0, length, &r);
+	err = fault_in(addr, length, end, page, missing, nmissing, &r, read);
 	if (err) {
 		munmap(addr, length);
 		*read = 0;

@@ -163,12 +163,13 @@ static void say_evict_left(const struct options *opts, const struct pagecache_st
 		msg_more("%" PRIu64 " %s\n", rest, others);
 }
 
-/* One inspection of everything asked: rows out, the total last.  With
- * watch (-i), the sample's time and each row's change go along. */
-static int inspect(struct run *run, struct watch *watch, FILE *out, struct outcome *outcome)
+/* What the sinks take of the run: where, which columns, in what units;
+ * with watch (-i), the sample's time. */
+static struct sink_config sink_config_of(const struct run *run, struct watch *watch, FILE *out)
 {
 	const struct options *opts = run->opts;
-	struct sink_config sink_cfg = {
+
+	return (struct sink_config){
 		.out = out,
 		.columns = opts->columns,
 		.ncolumns = opts->ncolumns,
@@ -185,6 +186,14 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 		.later_sample = watch && watch_later_sample(watch),
 		.system = opts->system ? &run->figures : NULL,
 	};
+}
+
+/* One inspection of everything asked: rows out, the total last.  With
+ * watch (-i), the sample's time and each row's change go along. */
+static int inspect(struct run *run, struct watch *watch, FILE *out, struct outcome *outcome)
+{
+	const struct options *opts = run->opts;
+	struct sink_config sink_cfg = sink_config_of(run, watch, out);
 	struct walk_config walk_cfg = walk_config_of(run, &run->req);
 	struct sink *sink = new_sink(opts, watch, &sink_cfg);
 	struct walk_result result = { 0 };
