@@ -90,7 +90,7 @@ struct lock_set {
 	/* following the files: the pass (each walk again) */
 	uint64_t pass;
 	/* a pass's budget: bytes it may lock anew (the memory available less
-	 * --reserve), or UINT64_MAX (the first pass: run.c's plan checked it) */
+	 * --reserve), or UINT64_MAX (the first pass: lock_plan checked it) */
 	uint64_t budget;
 	/* following: the directories watched */
 	struct devino_map watched;
