@@ -303,10 +303,11 @@ static bool warm_to_end(const struct actor *a, const struct stat *st,
 }
 
 /* --lock's pace: --rate's turn for each chunk faulted in. */
-static void lock_pace(void *ctx, uint64_t bytes)
+static bool lock_pace(void *ctx, uint64_t bytes)
 {
 	struct actor *a = ctx;
 	rate_take(a->limit, bytes);
+	return false;
 }
 
 /* The action on ufd (the user's open file); fd and st: the inspection's. */
@@ -357,7 +358,8 @@ static int act(struct actor *a, struct prober *p, int fd, int ufd, const struct 
 		err = probe_measure(p, fd, st, &plain, &was);
 		if (err == 0)
 			err = lock_file(req->locks, ufd, st, &plain.range, a->missing.extent,
-					a->missing.nextents, lock_pace, a, locked, did);
+					a->missing.nextents, &(struct pace){ .fn = lock_pace, .ctx = a },
+					locked, did);
 		break;
 	default:
 		err = 0;

@@ -110,37 +110,20 @@ static char *join(const char *a, const char *b)
 	return s;
 }
 
-/* "self": this process's memory cgroup (/proc/self/cgroup), as a path
- * relative to mount; NULL when it has none there. */
+/* "self": this process's memory cgroup (/proc/self/cgroup, memstat.c's
+ * reader), as a path relative to mount; NULL when it has none there. */
 static char *self_cgroup(const struct cg_mount *mount)
 {
-	FILE *in = user_fopen_read("/proc/self/cgroup");
-	char *line = NULL, *found = NULL;
-	size_t size = 0;
+	int version = mount->version;
+	char *path = memstat_self_cgroup(&version);
 
-	if (!in)
+	if (!path)
 		return NULL;
-	while (!found && getline(&line, &size, in) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		char *controllers = strchr(line, ':');
-		char *path = controllers ? strchr(controllers + 1, ':') : NULL;
-		if (!path)
-			continue;
-		*path++ = '\0';
-		controllers++;
-		bool mine = mount->version == 1 ? has_word(controllers, "memory")
-						: strcmp(line, "0") == 0 && *controllers == '\0';
-		if (!mine)
-			continue;
-		/* relative to the mount's root, when it is not the hierarchy's */
-		size_t root = strlen(mount->root);
-		if (strcmp(mount->root, "/") != 0 && strncmp(path, mount->root, root) == 0)
-			path += root;
-		found = xstrdup(path);
-	}
-	free(line);
-	fclose(in);
-	return found;
+	/* relative to the mount's root, when it is not the hierarchy's */
+	size_t root = strlen(mount->root);
+	if (strcmp(mount->root, "/") != 0 && strncmp(path, mount->root, root) == 0)
+		memmove(path, path + root, strlen(path + root) + 1);
+	return path;
 }
 
 struct real_path {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "devino.h"
+#include "pace.h"
 #include "probe.h"
 
 /* One file's locked range: its mapping (the descriptor is closed), or
@@ -44,19 +45,44 @@ struct locked_file {
  * it, one line says how many more were not told. */
 #define LOCK_NOTICES_PER_SECOND 10
 
+/* What --lock takes of the options. */
+struct lock_config {
+	uint64_t max;           /* --lock-max, or 0: none */
+	const char *max_arg;    /* --lock-max as given, for messages */
+	uint64_t reserve;       /* --reserve SIZE, or 0 */
+	double reserve_percent; /* --reserve PERCENT%, or 0 */
+	const char *pidfile;    /* --pidfile, or NULL */
+	char *const *operands;  /* the FILE operands: their directories watched too */
+	FILE *changes;          /* --format=ndjson: where each change is a line too, or NULL */
+	bool names;             /* each file's name kept: SIGHUP's walk and following tell them */
+	bool no_follow;         /* --no-follow */
+	bool pids;              /* --pid: no directory to follow */
+	bool snapshot;          /* --warm-from: no walk to follow or go again */
+	bool daemon;            /* --daemon */
+	bool quiet;             /* -q: no change told on stderr */
+};
+
+/* Following: the caller's walk again, saying nothing, each file handed
+ * to lock_file with the run's request (lock.c begins and ends the pass
+ * around it, and tells the changes). */
+struct lock_walk {
+	void (*fn)(void *ctx);
+	void *ctx;
+};
+
 /* The run's locked files, shared by the threads of -j (the mutex); what
  * could not be locked, for the message at the end. */
 struct lock_set {
 	pthread_mutex_t mutex;
+	struct lock_config cfg;
+	struct lock_walk again; /* following: the walk of each pass */
 	uint64_t page_size;
 	struct locked_file *files;
 	size_t nfiles, cap;
 	size_t nlive; /* of them, locked now */
 	struct devino_map index; /* (device, inode) -> index in files */
 	uint64_t locked_bytes;
-	/* --lock-max (0: none), and what it left out: every file from the
-	 * first that did not fit */
-	uint64_t max;
+	/* what --lock-max left out: every file from the first that did not fit */
 	uint64_t left_files, left_bytes;
 	/* refused by RLIMIT_MEMLOCK: files, and the bytes they asked */
 	uint64_t memlock_files, memlock_bytes;
@@ -65,41 +91,35 @@ struct lock_set {
 	/* following the files: the pass (each walk again) */
 	uint64_t pass;
 	/* a pass's budget: bytes it may lock anew (the memory available less
-	 * --reserve), or UINT64_MAX (the first pass: run.c's plan checked it) */
+	 * --reserve), or UINT64_MAX (the first pass: lock_plan checked it) */
 	uint64_t budget;
 	/* following: the directories watched */
 	struct devino_map watched;
 	size_t nwatches;
-	char *const *operands; /* watched too */
 	/* the rate of the lines told: the second counted, the lines told in
 	 * it, and those past the rate */
 	int64_t window;
 	uint64_t untold;
 	/* the pass's counts, for SIGHUP's summary */
 	uint64_t nchanges, nrefusals;
-	/* --format=ndjson: where each change is a line too, or NULL */
-	FILE *changes;
 	int inotify; /* following: inotify's fd */
+	int ready;   /* --daemon: the descriptor to tell the parent on, or -1 */
 	unsigned told;
 	/* (the flags last: no padding between the fields above) */
-	bool follow;    /* to follow once held (not --no-follow): names kept */
 	bool following;
 	bool watches_told, files_told; /* what was said once */
 	bool rewatch;                  /* a watch gone: every one counted again */
-	bool quiet;                    /* -q: no change told on stderr */
 };
 
-void lock_set_init(struct lock_set *set, uint64_t page_size, uint64_t max);
+void lock_set_init(struct lock_set *set, uint64_t page_size, const struct lock_config *cfg);
 
 /* Unlocks and unmaps every file, and frees the set. */
 void lock_set_free(struct lock_set *set);
 
-/* Called before each chunk of missing bytes is faulted in (--rate). */
-typedef void lock_pace_fn(void *ctx, uint64_t bytes);
-
 /* Lock range of the file open as fd (the user's own open, st its fstat):
  * mapped, locked on fault (mlock2 MLOCK_ONFAULT), the missing extents
- * given faulted in a chunk at a time (each read once, pace before each),
+ * given faulted in a chunk at a time (each read once, pace asked before
+ * each: --rate; a pace that stops it fails the file with ECANCELED),
  * then the rest of the range mapped (cached already: nothing read).  A
  * file already in the set (by device and inode) is not locked again; one
  * past --lock-max is left out (0 pages, no error).
@@ -107,77 +127,32 @@ typedef void lock_pace_fn(void *ctx, uint64_t bytes);
  * FAIL_MAPCOUNT: nothing of the file is then locked. */
 int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	      const struct probe_range *range, const struct extent *missing, size_t nmissing,
-	      lock_pace_fn *pace, void *ctx, uint64_t *pages, uint64_t *read);
+	      const struct pace *pace, uint64_t *pages, uint64_t *read);
 
-/* Following (not --no-follow), once the first lock is held: inotify on
- * each locked file's directory; the descriptor to wait on, or -1 (told). */
-int lock_follow_start(struct lock_set *set, char *const *operands);
-
-/* A change seen: the events read (after a moment for the rest of them to
- * come), then a new pass begins: the caller walks again with the same
- * request (lock_file), then calls lock_follow_end.  A later sample of -i
- * is such a pass (no inotify: the samples' pace). */
-void lock_follow_begin(struct lock_set *set);
-
-/* After the pass: each file not met is unlocked, and each change is one
- * line on stderr (new, grown, shrunk, replaced, deleted); new
- * directories watched. */
-void lock_follow_end(struct lock_set *set);
-
-/* The changes not told for the rate (LOCK_NOTICES_PER_SECOND): one line
- * that says how many, once their second is over.  lock_notices_due: true
- * when such a line waits (call lock_notices_flush within a second). */
-void lock_notices_flush(struct lock_set *set);
-bool lock_notices_due(const struct lock_set *set);
-
-/* SIGHUP's pass done: one line with what is locked and what changed. */
-void lock_say_pass(struct lock_set *set, const char *why);
-
-/* --reserve: the memory available now, the less of the machine's
- * (MemAvailable) and its memory cgroup's (limit less usage, its file
- * pages counted as available, as MemAvailable counts them); *limit: the
- * cgroup's limit, or MemTotal.  False when it cannot be read. */
-bool lock_available(uint64_t *available, uint64_t *limit);
-
-/* --reserve: a descriptor that polls POLLPRI when tasks stall on memory
- * (the kernel's pressure trigger: the memory cgroup's memory.pressure on
- * cgroup v2, else /proc/pressure/memory), or -1 where there is none. */
-int lock_pressure_trigger(void);
-
-/* --reserve: available is below reserve: files unlocked, the last locked
- * first, until what they give back covers the difference; each told. */
-void lock_yield(struct lock_set *set, uint64_t available, uint64_t reserve);
-
-/* Files unlocked for --reserve wait to be locked again. */
-bool lock_yielded(const struct lock_set *set);
-
-/* What stopped files from being locked, with the figures and remedies,
- * on stderr (nothing when all were).  True when something was told. */
-bool lock_say_refused(const struct lock_set *set);
-
-/* What --lock-max (as given: max_arg) left out, on stderr, if anything. */
-void lock_say_left_out(const struct lock_set *set, const char *max_arg);
+/* Before anything is read or locked: pinned bytes (the ranges, cached
+ * or not, to_read of them missing) must fit in the memory available less
+ * --reserve; else told, and STATUS_FATAL (nothing to do).  STATUS_OK. */
+int lock_plan(const struct lock_set *set, uint64_t pinned, uint64_t to_read);
 
 /* --daemon: the run goes on in a child, in a session of its own; the
  * parent waits until the child holds its locks (or has ended) and gets
- * the status to exit with (>= 0); the child gets -1 and *ready, the
- * descriptor to tell the parent on. */
-int lock_daemon_start(int *ready);
+ * the status to exit with (>= 0); the child gets -1 (lock_run tells the
+ * parent). */
+int lock_daemon_start(struct lock_set *set);
 
-/* In the daemon, once everything is locked and told: the pid file
- * written (--pidfile, or NULL) and kept in *written for its removal
- * (user_pidfile_remove), the parent told status, the standard
- * descriptors moved to /dev/null.  False when the pid file could not be
- * written (told; the parent is told STATUS_FATAL). */
-struct user_pidfile;
-bool lock_daemon_ready(int ready, const char *pidfile, struct user_pidfile *written, int status);
+/* -i: each sample after the first is a pass that follows the files
+ * (unless --no-follow), within the memory available less --reserve:
+ * begun before the sample's inspection, ended after it.  After the
+ * first, what is locked is told; false when nothing is held (the samples
+ * end then).  fatal: the sample failed, nothing is told. */
+void lock_sample_begin(struct lock_set *set, bool first);
+bool lock_sample_end(struct lock_set *set, bool first, bool fatal);
 
-/* Under systemd (NOTIFY_SOCKET set, built with libsystemd): tell it
- * state ("READY=1\nSTATUS=..."), with sd_notify.  Nothing otherwise. */
-void lock_notify(const char *state);
-
-/* The line that says the run now holds: files, bytes, pid (unless
- * quiet); and to systemd, READY=1 and the same as STATUS=. */
-void lock_say_holding(const struct lock_set *set, bool quiet);
+/* --lock without -i, once the first pass (the inspection, its status)
+ * is out: what was not locked and why, then the line that says it holds;
+ * --daemon's parent told, --pidfile written; then held until SIGINT or
+ * SIGTERM, following the files (again: their walk), SIGHUP walking them
+ * again, --reserve kept.  The status to exit with. */
+int lock_run(struct lock_set *set, int status, struct lock_walk again);
 
 #endif

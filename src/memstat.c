@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A memory cgroup's memory.stat, v1 or v2, read through one table of keys;
- * and the machine's /proc/meminfo. */
+ * this process's memory cgroup (/proc/self/cgroup); and the machine's
+ * /proc/meminfo. */
 #include <config.h>
 
 #include "memstat.h"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "userfile.h"
+#include "xalloc.h"
 
 /* The kernel's names (Documentation/admin-guide/cgroup-v2.rst, "memory.stat",
  * and cgroup-v1/memory.rst): v1's total_* are the hierarchical sums, which
@@ -57,32 +59,116 @@ static int figure_of(const char *key, int version)
 	return -1;
 }
 
-bool memstat_parse(FILE *in, int version, struct memstat *ms)
+/* Each "KEY VALUE" line of in whose value is a number, handed to take;
+ * false on a read error.  Every reader of memory.stat goes through it. */
+static bool each_figure(FILE *in, void (*take)(void *arg, const char *key, uint64_t value),
+			void *arg)
 {
 	char line[256];
 
-	*ms = (struct memstat){ .version = version };
 	while (fgets(line, sizeof line, in)) {
 		char *value = strchr(line, ' ');
 		if (!value)
 			continue;
 		*value++ = '\0';
-		int id = figure_of(line, version);
-		if (id < 0)
-			continue;
-		/* a key of a newer kernel wins over its old name */
-		if (memstat_known(ms, (enum memstat_id)id) && version == 2 &&
-		    strcmp(line, memstat_keys[id].v2) != 0)
-			continue;
 		char *end;
 		errno = 0;
 		unsigned long long v = strtoull(value, &end, 10);
 		if (errno || end == value || (*end != '\n' && *end != '\0'))
 			continue;
-		ms->value[id] = (uint64_t)v;
-		ms->known |= 1u << id;
+		take(arg, line, (uint64_t)v);
 	}
-	return !ferror(in) && ms->known != 0;
+	return !ferror(in);
+}
+
+static void take_figure(void *arg, const char *key, uint64_t value)
+{
+	struct memstat *ms = arg;
+	int id = figure_of(key, ms->version);
+
+	if (id < 0)
+		return;
+	/* a key of a newer kernel wins over its old name */
+	if (memstat_known(ms, (enum memstat_id)id) && ms->version == 2 &&
+	    strcmp(key, memstat_keys[id].v2) != 0)
+		return;
+	ms->value[id] = value;
+	ms->known |= 1u << id;
+}
+
+bool memstat_parse(FILE *in, int version, struct memstat *ms)
+{
+	*ms = (struct memstat){ .version = version };
+	return each_figure(in, take_figure, ms) && ms->known != 0;
+}
+
+struct keys_read {
+	const char *const *keys;
+	uint64_t *values;
+	size_t n;
+};
+
+static void take_key(void *arg, const char *key, uint64_t value)
+{
+	struct keys_read *r = arg;
+
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(key, r->keys[i]) == 0)
+			r->values[i] = value;
+}
+
+bool memstat_read_keys(FILE *in, const char *const *keys, uint64_t *values, size_t n)
+{
+	struct keys_read r = { keys, values, n };
+
+	for (size_t i = 0; i < n; i++)
+		values[i] = 0;
+	return each_figure(in, take_key, &r);
+}
+
+/* Is word one of the comma-separated words of list? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, word, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
+char *memstat_self_cgroup(int *version)
+{
+	FILE *in = user_fopen_read("/proc/self/cgroup");
+	char *line = NULL, *v1 = NULL, *v2 = NULL;
+	size_t size = 0;
+
+	if (!in)
+		return NULL;
+	/* "ID:CONTROLLERS:PATH": v1's memory hierarchy names it, v2's is "0::" */
+	while (!v1 && getline(&line, &size, in) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		char *controllers = strchr(line, ':');
+		char *path = controllers ? strchr(controllers + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		controllers++;
+		if (*version != 2 && has_word(controllers, "memory"))
+			v1 = xstrdup(path);
+		else if (*version != 1 && !v2 && strcmp(line, "0") == 0 && *controllers == '\0')
+			v2 = xstrdup(path);
+	}
+	free(line);
+	fclose(in);
+	if (v1) {
+		free(v2);
+		*version = 1;
+		return v1;
+	}
+	if (v2)
+		*version = 2;
+	return v2;
 }
 
 bool meminfo_bytes(const char *key, uint64_t *bytes)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A memory cgroup's memory.stat, v1 or v2, read through one table of keys;
- * and the machine's /proc/meminfo. */
+ * this process's memory cgroup (/proc/self/cgroup); and the machine's
+ * /proc/meminfo. */
 #ifndef PAGESTAT_MEMSTAT_H
 #define PAGESTAT_MEMSTAT_H
 
@@ -79,6 +80,19 @@ static inline bool cgroup_rate(const struct cgroup_figures *cg, enum memstat_id 
  * (the hierarchical total_* keys: the cgroup and those below it, as v2's
  * are) or 2.  Returns false on a read error or when no key is there. */
 bool memstat_parse(FILE *in, int version, struct memstat *ms);
+
+/* The figures of keys (the kernel's names: those no output shows, such
+ * as the memory guard's "unevictable", too) in memory.stat's lines from
+ * in: values[i] is keys[i]'s, 0 where it is not there (the last line of
+ * a key wins).  False on a read error. */
+bool memstat_read_keys(FILE *in, const char *const *keys, uint64_t *values, size_t n);
+
+/* This process's memory cgroup, from /proc/self/cgroup read with the
+ * user's rights: the path (from its hierarchy's root, as the kernel
+ * gives it; malloc'd) of the line of v1's memory controller when
+ * *version is 1, of v2's ("0::") when 2, and when 0 of v1's if there is
+ * one, else of v2's.  *version: which it is.  NULL when there is none. */
+char *memstat_self_cgroup(int *version);
 
 /* KEY's figure in /proc/meminfo ("Cached"), in bytes; false when it
  * cannot be read. */

@@ -5,11 +5,7 @@
 
 #include "run.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +31,6 @@
 #include "snapshot.h"
 #include "system.h"
 #include "status.h"
-#include "userfile.h"
 #include "walk.h"
 #include "watch.h"
 #include "xalloc.h"
@@ -168,12 +163,13 @@ static void say_evict_left(const struct options *opts, const struct pagecache_st
 		msg_more("%" PRIu64 " %s\n", rest, others);
 }
 
-/* One inspection of everything asked: rows out, the total last.  With
- * watch (-i), the sample's time and each row's change go along. */
-static int inspect(struct run *run, struct watch *watch, FILE *out, struct outcome *outcome)
+/* What the sinks take of the run: where, which columns, in what units;
+ * with watch (-i), the sample's time. */
+static struct sink_config sink_config_of(const struct run *run, struct watch *watch, FILE *out)
 {
 	const struct options *opts = run->opts;
-	struct sink_config sink_cfg = {
+
+	return (struct sink_config){
 		.out = out,
 		.columns = opts->columns,
 		.ncolumns = opts->ncolumns,
@@ -190,6 +186,14 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 		.later_sample = watch && watch_later_sample(watch),
 		.system = opts->system ? &run->figures : NULL,
 	};
+}
+
+/* One inspection of everything asked: rows out, the total last.  With
+ * watch (-i), the sample's time and each row's change go along. */
+static int inspect(struct run *run, struct watch *watch, FILE *out, struct outcome *outcome)
+{
+	const struct options *opts = run->opts;
+	struct sink_config sink_cfg = sink_config_of(run, watch, out);
 	struct walk_config walk_cfg = walk_config_of(run, &run->req);
 	struct sink *sink = new_sink(opts, watch, &sink_cfg);
 	struct walk_result result = { 0 };
@@ -255,49 +259,6 @@ static int inspect_to_output(struct run *run, struct watch *watch, struct outcom
 	return outfile_close(out, outcome->output_failed ? STATUS_FATAL : status);
 }
 
-/* --lock, once the rows are out: what was not locked and why, then the
- * line that says it holds.  False when nothing is held. */
-static bool say_locked(struct run *run)
-{
-	const struct options *opts = run->opts;
-
-	lock_say_refused(&run->locks);
-	if (!opts->quiet)
-		lock_say_left_out(&run->locks, opts->lock_max_arg);
-	if (run->locks.nlive == 0) {
-		if (!opts->quiet)
-			msg("--lock: nothing locked, nothing to hold\n");
-		return false;
-	}
-	/* the rows reach their reader before the hold */
-	(void)fflush(stdout);
-	lock_say_holding(&run->locks, opts->quiet);
-	return true;
-}
-
-/* --reserve in bytes: SIZE, or PERCENT% of limit (the memory cgroup's
- * limit, or MemTotal). */
-static uint64_t reserve_bytes(const struct options *opts, uint64_t limit)
-{
-	if (opts->reserve_percent > 0)
-		return (uint64_t)((double)limit * opts->reserve_percent / 100.0);
-	return opts->reserve;
-}
-
-/* The guard of every lock, the first pass's and each later one's: the
- * memory available (the machine's, or its memory cgroup's) less
- * --reserve, 0 when below it; UINT64_MAX when it cannot be read.
- * (--lock-max is lock.c's, against what is locked.) */
-static uint64_t lock_budget(const struct run *run)
-{
-	uint64_t available, limit;
-
-	if (!lock_available(&available, &limit))
-		return UINT64_MAX;
-	uint64_t reserve = reserve_bytes(run->opts, limit);
-	return available > reserve ? available - reserve : 0;
-}
-
 /* -i: a failure in any sample makes the status 1; --expect-cached is
  * judged on the last sample. */
 static int watch_samples(struct run *run, struct outcome *outcome)
@@ -306,25 +267,16 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 	int status = STATUS_OK;
 	bool failed = false;
 
+	/* --lock: each later sample is a pass that follows the files */
+	struct lock_set *locks = run->req.locks;
 	bool first = true;
 
 	while (watch_begin_sample(watch)) {
-		/* --lock: each later sample is a pass that follows the files */
-		bool pass = !first && run->opts->action == ACTION_LOCK && !run->opts->no_follow;
-		if (pass) {
-			run->locks.following = true;
-			run->locks.budget = lock_budget(run);
-			lock_follow_begin(&run->locks);
-		}
+		if (locks)
+			lock_sample_begin(locks, first);
 		status = inspect_to_output(run, watch, outcome);
-		if (pass) {
-			lock_follow_end(&run->locks);
-			lock_notices_flush(&run->locks);
-			run->locks.budget = UINT64_MAX;
-		}
-		if (status == STATUS_FATAL)
-			break;
-		if (first && run->opts->action == ACTION_LOCK && !say_locked(run))
+		bool held = !locks || lock_sample_end(locks, first, status == STATUS_FATAL);
+		if (status == STATUS_FATAL || !held)
 			break;
 		first = false;
 		failed |= status == STATUS_SOME_FAILED;
@@ -387,12 +339,13 @@ static uint64_t missing_bytes(struct run *run, uint64_t *range_bytes)
 	return (t->pages - t->cached) * run->setup.page_size;
 }
 
-/* Following: the operands walked again, saying nothing, each file
- * locked as it is now within budget (lock_budget's, or less) (lock.c
- * tells the changes). */
-static void relock(struct run *run, uint64_t budget)
+/* --lock, following: the files walked again, saying nothing, each
+ * locked as it is now (lock.c's pass around it: the budget, the changes
+ * told). */
+static void walk_again(void *ctx)
 {
 	static const struct sink_ops null_ops = { .row = null_row, .end = null_end };
+	struct run *run = ctx;
 	struct walk_config walk_cfg = walk_config_of(run, &run->req);
 	struct walk_result result = { 0 };
 	struct sink sink = { .ops = &null_ops, .cfg = { .out = stdout } };
@@ -400,104 +353,21 @@ static void relock(struct run *run, uint64_t budget)
 	walk_cfg.all = false;
 	walk_cfg.max_depth = -1;
 	walk_cfg.quiet = true;
-	run->locks.following = true;
-	run->locks.budget = budget;
-	lock_follow_begin(&run->locks);
 	if (run->snapshot)
 		snapshot_run(run->snapshot, &walk_cfg, &sink, &result);
 	else if (run->opts->npids)
 		pid_run(&walk_cfg, run->opts->pids, run->opts->npids, &sink, &result);
 	else
 		walk_run(&walk_cfg, run->opts->operands, &sink, &result);
-	lock_follow_end(&run->locks);
-	run->locks.budget = UINT64_MAX;
 }
 
-/* --reserve: below it, the last files locked are unlocked; once the
- * memory available is a quarter of the reserve above it (so that it does
- * not flap), they are locked again as far as that margin allows. */
-static void keep_reserve(struct run *run)
-{
-	uint64_t available, limit;
-
-	if (!lock_available(&available, &limit))
-		return;
-	uint64_t reserve = reserve_bytes(run->opts, limit);
-	uint64_t margin = reserve + reserve / 4;
-	if (available < reserve) {
-		lock_yield(&run->locks, available, reserve);
-	} else if (available > margin && lock_yielded(&run->locks)) {
-		relock(run, available - margin);
-	}
-}
-
-/* --lock without -i: hold until SIGINT or SIGTERM (signals.c: the first
- * ends the run, the locks released as it ends), following the files
- * unless --no-follow. */
-static void hold_locks(struct run *run)
-{
-	sigset_t stop, was;
-	int changes = -1;
-
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &stop, &was);
-	signals_hup_rewalks();
-	if (!run->opts->no_follow && !run->opts->npids && !run->snapshot)
-		changes = lock_follow_start(&run->locks, run->opts->operands);
-	/* --warm-from: no walk to follow or go again (its "-" is read) */
-	if (run->snapshot && !run->opts->quiet)
-		msg("--lock: --warm-from: the snapshot's files are not followed (as with "
-		    "--no-follow); SIGHUP does nothing\n");
-	bool hup_told = false;
-	/* --reserve: the memory looked at each second, and at once when the
-	 * kernel says tasks stall on memory (its pressure trigger) */
-	bool reserving = run->opts->reserve || run->opts->reserve_percent > 0;
-	struct timespec tick = { 1, 0 };
-	struct pollfd pfd[2] = {
-		{ .fd = changes, .events = POLLIN },
-		{ .fd = reserving ? lock_pressure_trigger() : -1, .events = POLLPRI },
-	};
-	while (!signals_stop_requested()) {
-		/* a negative fd is left out by poll */
-		/* a second at most while changes wait to be counted */
-		bool due = lock_notices_due(&run->locks);
-		int ready = ppoll(pfd, 2, reserving || due ? &tick : NULL, &was);
-		if (signals_stop_requested())
-			break;
-		bool hup = signals_take_hup();
-		if (hup && run->snapshot) {
-			if (!run->opts->quiet && !hup_told)
-				msg("--lock: SIGHUP: --warm-from has no walk to go again; the locks "
-				    "are held as they are\n");
-			hup_told = true;
-		} else if (hup) {
-			if (!run->opts->quiet)
-				msg("--lock: SIGHUP: walking the files again\n");
-			relock(run, lock_budget(run));
-			lock_say_pass(&run->locks, "SIGHUP");
-		} else if (ready > 0 && (pfd[0].revents & POLLIN)) {
-			relock(run, lock_budget(run));
-		} else if (ready == 0) {
-			lock_notices_flush(&run->locks); /* their second is over */
-		}
-		if (reserving)
-			keep_reserve(run);
-	}
-	if (pfd[1].fd >= 0)
-		close(pfd[1].fd);
-	pthread_sigmask(SIG_SETMASK, &was, NULL);
-}
-
-/* Before --lock: what it pins (the ranges, cached or not), which must
- * fit in the memory available; else nothing is read or locked (status 3). */
+/* Before --lock: what it pins (the ranges, cached or not), which lock.c
+ * checks against the memory available; else nothing is read or locked
+ * (status 3). */
 static int plan_lock(struct run *run)
 {
-	uint64_t available, pinned;
+	uint64_t pinned;
 
-	uint64_t limit, reserve = 0;
 	if (run->opts->warm_from) {
 		/* its files' spans; at most its extents to read */
 		run->snapshot = snapshot_open(run->opts->warm_from, run->setup.page_size,
@@ -508,28 +378,7 @@ static int plan_lock(struct run *run)
 	} else {
 		run->to_read = missing_bytes(run, &pinned);
 	}
-	if (run->opts->lock_max && pinned > run->opts->lock_max)
-		pinned = run->opts->lock_max;
-	if (!lock_available(&available, &limit))
-		return STATUS_OK;
-	reserve = reserve_bytes(run->opts, limit);
-	if (pinned <= available && available - pinned >= reserve)
-		return STATUS_OK;
-	char need[FMT_BUFSIZE], read[FMT_BUFSIZE], have[FMT_BUFSIZE], keep[FMT_BUFSIZE];
-	fmt_human(need, pinned);
-	fmt_human(read, run->to_read);
-	fmt_human(have, available);
-	fmt_human(keep, reserve);
-	msg("--lock: %s to lock (%s of it to read), more than the %s of memory available "
-	    "(MemAvailable, or the memory cgroup's)%s%s%s: nothing read or locked; %s\n",
-	    need, read, have, reserve ? " less --reserve's " : "", reserve ? keep : "",
-	    reserve ? " kept" : "",
-	    run->opts->warm_from
-		    ? "lock from a smaller snapshot (fewer file rows, filtered with jq, say), "
-		      "or up to a size with --lock-max"
-		    : "lock fewer files, a part with --offset and --length, or up to a size with "
-		      "--lock-max");
-	return STATUS_FATAL;
+	return lock_plan(&run->locks, pinned, run->to_read);
 }
 
 /* Before a warm: what it will read, which must fit in the memory the
@@ -592,11 +441,22 @@ static bool run_init(struct run *run, const struct options *opts)
 	}
 	rate_limit_init(&run->limit, opts->rate);
 	inspector_init(&run->ins, &run->setup, &run->limit);
-	lock_set_init(&run->locks, run->setup.page_size, opts->lock_max);
-	run->locks.follow = opts->action == ACTION_LOCK; /* names kept: SIGHUP's walk tells them */
-	run->locks.quiet = opts->quiet;
-	if (opts->format == FORMAT_NDJSON && !opts->output_file)
-		run->locks.changes = stdout;
+	struct lock_config lock_cfg = {
+		.max = opts->lock_max,
+		.max_arg = opts->lock_max_arg,
+		.reserve = opts->reserve,
+		.reserve_percent = opts->reserve_percent,
+		.pidfile = opts->pidfile,
+		.operands = opts->operands,
+		.changes = opts->format == FORMAT_NDJSON && !opts->output_file ? stdout : NULL,
+		.names = opts->action == ACTION_LOCK, /* SIGHUP's walk tells them */
+		.no_follow = opts->no_follow,
+		.pids = opts->npids > 0,
+		.snapshot = opts->warm_from != NULL,
+		.daemon = opts->daemon,
+		.quiet = opts->quiet,
+	};
+	lock_set_init(&run->locks, run->setup.page_size, &lock_cfg);
 	if (opts->action == ACTION_LOCK)
 		run->req.locks = &run->locks;
 	return true;
@@ -644,9 +504,8 @@ int run_inspection(const struct options *opts)
 		    "pages only\n", strerror(run.setup.fallback_errno));
 
 	/* --daemon: the parent waits here until the daemon holds */
-	int ready = -1;
 	if (opts->daemon) {
-		int told = lock_daemon_start(&ready);
+		int told = lock_daemon_start(&run.locks);
 		if (told >= 0) {
 			run_free(&run);
 			return told;
@@ -675,17 +534,8 @@ int run_inspection(const struct options *opts)
 			signals_catch(opts->interval > 0 || lock);
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
-		if (lock && !opts->interval && status != STATUS_FATAL && say_locked(&run)) {
-			struct user_pidfile pidfile = { .dirfd = -1 };
-			if (!opts->daemon || lock_daemon_ready(ready, opts->pidfile, &pidfile, status)) {
-				hold_locks(&run);
-				lock_notify("STOPPING=1\nSTATUS=unlocking");
-			} else {
-				status = STATUS_FATAL;
-			}
-			/* through the directory it was written in, if still the file */
-			user_pidfile_remove(&pidfile);
-		}
+		if (lock && !opts->interval)
+			status = lock_run(&run.locks, status, (struct lock_walk){ walk_again, &run });
 		say_nothing_to_judge(opts, status, &outcome);
 	}
 	run_free(&run);
