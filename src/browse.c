@@ -26,32 +26,36 @@
 #include "status.h"
 #include "userfile.h"
 
-/* What the terminal needs back, for a signal's death (signals_on_death):
- * the process's one terminal. */
-static struct termios saved_tty;
-static bool tty_saved;
-static char restore_seq[256];
-static size_t restore_len;
+/* What the terminal needs back, for a signal's death (signals_on_death)
+ * or a fault: the process's one terminal.  saved_tty its modes before
+ * (tty_saved: read), restore_seq the capabilities that end curses'
+ * screen, fault_before the fault actions there were (catch_faults). */
+static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct {
+	struct termios saved_tty;
+	bool tty_saved;
+	char restore_seq[256];
+	size_t restore_len;
+	struct sigaction fault_before[sizeof faults / sizeof faults[0]];
+} term;
 
 static void restore_terminal(void)
 {
-	if (restore_len)
-		(void)!write(STDOUT_FILENO, restore_seq, restore_len);
-	if (tty_saved)
-		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tty);
+	if (term.restore_len)
+		(void)!write(STDOUT_FILENO, term.restore_seq, term.restore_len);
+	if (term.tty_saved)
+		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &term.saved_tty);
 }
 
 /* A fault of the program's own (signals.c leaves them alone): the
  * terminal back, then the action there was before, the fault again. */
-static const int faults[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-static struct sigaction fault_before[sizeof faults / sizeof faults[0]];
 
 static void on_fault(int sig)
 {
 	restore_terminal();
 	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
 		if (faults[i] == sig)
-			(void)sigaction(sig, &fault_before[i], NULL);
+			(void)sigaction(sig, &term.fault_before[i], NULL);
 	/* pending until the handler returns; a fault then also comes again */
 	(void)raise(sig);
 }
@@ -61,7 +65,7 @@ static void catch_faults(bool on)
 	struct sigaction sa = { .sa_handler = on_fault };
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-		(void)sigaction(faults[i], on ? &sa : &fault_before[i], on ? &fault_before[i] : NULL);
+		(void)sigaction(faults[i], on ? &sa : &term.fault_before[i], on ? &term.fault_before[i] : NULL);
 }
 
 static void keep_cap(const char *name)
@@ -71,9 +75,9 @@ static void keep_cap(const char *name)
 	if (!s || (uintptr_t)s == UINTPTR_MAX)
 		return;
 	size_t n = strlen(s);
-	if (restore_len + n + 1 <= sizeof restore_seq) {
-		memcpy(restore_seq + restore_len, s, n + 1);
-		restore_len += n;
+	if (term.restore_len + n + 1 <= sizeof term.restore_seq) {
+		memcpy(term.restore_seq + term.restore_len, s, n + 1);
+		term.restore_len += n;
 	}
 }
 
@@ -272,8 +276,8 @@ static int start_curses(void *arg)
 
 static void start_screen(struct browser *b)
 {
-	if (tcgetattr(STDIN_FILENO, &saved_tty) == 0)
-		tty_saved = true;
+	if (tcgetattr(STDIN_FILENO, &term.saved_tty) == 0)
+		term.tty_saved = true;
 	/* a signal that ends pagestat ends it with the terminal given back */
 	signals_catch(false);
 	/* the terminal's description read with the user's rights (TERMINFO

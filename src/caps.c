@@ -21,28 +21,35 @@
 static const cap_value_t needed[] = { CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_SYS_PTRACE,
 				      CAP_IPC_LOCK };
 #define NNEEDED_MAX (sizeof needed / sizeof needed[0])
-/* caps_drop's run keeps needed[i] (where held): the first two always */
-static bool wanted[NNEEDED_MAX] = { true, true };
-
-/* The capabilities held came with the program file (setcap; the kernel's
- * AT_SECURE), not from the user: they then serve the inspection only,
- * and what a user names is done without them.  The two states of the
- * thread's sets, for capset(2) itself: it is async-signal-safe, libcap's
- * cap_set_proc is not documented to be. */
-static bool borrowed;
-static struct __user_cap_data_struct own_sets[_LINUX_CAPABILITY_U32S_3];
-static struct __user_cap_data_struct user_sets[_LINUX_CAPABILITY_U32S_3];
-
-/* --charged: CAP_SYS_ADMIN kept too, where held (caps_keep_sys_admin) */
-static bool want_sys_admin, sys_admin_held;
+/* The capabilities' state: what the run keeps and how the thread's sets
+ * are switched.  Set by caps_drop and caps_keep_sys_admin before any
+ * thread starts; read after by every thread.
+ *   wanted      caps_drop's run keeps needed[i] (where held): the first
+ *               two always
+ *   borrowed    the capabilities held came with the program file
+ *               (setcap; the kernel's AT_SECURE), not from the user: they
+ *               then serve the inspection only, and what a user names is
+ *               done without them
+ *   own_sets, user_sets  the two states of the thread's sets, for
+ *               capset(2) itself: it is async-signal-safe, libcap's
+ *               cap_set_proc is not documented to be
+ *   want_sys_admin, sys_admin_held  --charged: CAP_SYS_ADMIN kept too,
+ *               where held (caps_keep_sys_admin) */
+static struct {
+	bool wanted[NNEEDED_MAX];
+	bool borrowed;
+	struct __user_cap_data_struct own_sets[_LINUX_CAPABILITY_U32S_3];
+	struct __user_cap_data_struct user_sets[_LINUX_CAPABILITY_U32S_3];
+	bool want_sys_admin, sys_admin_held;
+} capstate = { .wanted = { true, true } };
 
 static bool is_needed(cap_value_t cap, const bool *held)
 {
 	if (cap == CAP_SYS_ADMIN)
-		return want_sys_admin && sys_admin_held;
+		return capstate.want_sys_admin && capstate.sys_admin_held;
 	for (size_t i = 0; i < NNEEDED_MAX; i++)
 		if (cap == needed[i])
-			return wanted[i] && held[i];
+			return capstate.wanted[i] && held[i];
 	return false;
 }
 
@@ -80,15 +87,15 @@ static bool get_sets(struct __user_cap_data_struct *sets)
  * capability: what is done with the user's rights. */
 static int keep_sets(void)
 {
-	if (!get_sets(own_sets))
+	if (!get_sets(capstate.own_sets))
 		return errno;
 	bool any = false;
 	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++) {
-		user_sets[i] = own_sets[i];
-		user_sets[i].effective = 0;
-		any |= own_sets[i].permitted != 0;
+		capstate.user_sets[i] = capstate.own_sets[i];
+		capstate.user_sets[i].effective = 0;
+		any |= capstate.own_sets[i].permitted != 0;
 	}
-	borrowed = any && getauxval(AT_SECURE) != 0;
+	capstate.borrowed = any && getauxval(AT_SECURE) != 0;
 	return 0;
 }
 
@@ -114,14 +121,14 @@ static bool set_sets(struct __user_cap_data_struct *sets)
 
 bool caps_user_begin(void)
 {
-	return !borrowed || set_sets(user_sets);
+	return !capstate.borrowed || set_sets(capstate.user_sets);
 }
 
 void caps_user_end(void)
 {
 	/* back to a subset of the permitted set: cannot fail */
-	if (borrowed)
-		(void)set_sets(own_sets);
+	if (capstate.borrowed)
+		(void)set_sets(capstate.own_sets);
 }
 
 bool caps_thread_own(void)
@@ -133,14 +140,14 @@ bool caps_thread_own(void)
 
 bool caps_borrowed(void)
 {
-	return borrowed;
+	return capstate.borrowed;
 }
 
 void caps_user_for_good(void)
 {
 	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
 
-	if (borrowed)
+	if (capstate.borrowed)
 		(void)set_sets(none);
 }
 
@@ -213,9 +220,9 @@ static int read_held(bool *held, const char **what)
 	}
 	cap_flag_value_t value;
 	for (size_t i = 0; i < NNEEDED_MAX; i++)
-		held[i] = wanted[i] && cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
+		held[i] = capstate.wanted[i] && cap_get_flag(caps, needed[i], CAP_PERMITTED, &value) == 0 &&
 			  value == CAP_SET;
-	sys_admin_held = cap_get_flag(caps, CAP_SYS_ADMIN, CAP_PERMITTED, &value) == 0 &&
+	capstate.sys_admin_held = cap_get_flag(caps, CAP_SYS_ADMIN, CAP_PERMITTED, &value) == 0 &&
 			 value == CAP_SET;
 	int err = 0;
 	if (cap_get_flag(caps, CAP_SETPCAP, CAP_PERMITTED, &value) == 0 && value == CAP_SET)
@@ -239,7 +246,7 @@ static int keep_held(const bool *held, const char **what)
 				cap_set_flag(caps, CAP_EFFECTIVE, 1, &needed[i], CAP_SET) != 0))
 			err = errno;
 	cap_value_t admin = CAP_SYS_ADMIN;
-	if (!err && want_sys_admin && sys_admin_held &&
+	if (!err && capstate.want_sys_admin && capstate.sys_admin_held &&
 	    (cap_set_flag(caps, CAP_PERMITTED, 1, &admin, CAP_SET) != 0 ||
 	     cap_set_flag(caps, CAP_EFFECTIVE, 1, &admin, CAP_SET) != 0))
 		err = errno;
@@ -253,8 +260,8 @@ static int keep_held(const bool *held, const char **what)
 
 int caps_drop(const char **what, bool processes, bool lock)
 {
-	wanted[2] = processes;
-	wanted[3] = lock;
+	capstate.wanted[2] = processes;
+	capstate.wanted[3] = lock;
 	/* own_sets and user_sets stay empty, borrowed false */
 	if (holds_none())
 		return set_no_new_privs(what);
@@ -296,7 +303,7 @@ static bool cap_effective(cap_value_t cap)
 
 void caps_keep_sys_admin(void)
 {
-	want_sys_admin = true;
+	capstate.want_sys_admin = true;
 }
 
 bool caps_have_sys_admin(void)

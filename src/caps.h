@@ -12,11 +12,12 @@
 int caps_start(const char **what);
 
 /* Keep only CAP_DAC_READ_SEARCH and CAP_FOWNER (and CAP_SYS_PTRACE when
- * processes: --pid; CAP_IPC_LOCK when lock: --lock), where held, in the effective, permitted and bounding
- * sets (the bounding set only when CAP_SETPCAP allows), clear the
- * inheritable and ambient sets, and set no_new_privs.  Returns 0, or an
- * errno value with *what saying what failed.  Called once the command
- * line is read, before any file is inspected. */
+ * processes: --pid; CAP_IPC_LOCK when lock: --lock), where held, in the
+ * effective, permitted and bounding sets (the bounding set only when
+ * CAP_SETPCAP allows), clear the inheritable and ambient sets, and set
+ * no_new_privs.  Returns 0, or an errno value with *what saying what
+ * failed.  Called once the command line is read, before any file is
+ * inspected. */
 int caps_drop(const char **what, bool processes, bool lock);
 
 /* Around what is done to a file the user names (src/userfile.c, the one

@@ -403,7 +403,10 @@ int lock_file(struct lock_set *set, int fd, const struct stat *st,
 	int err = map_locked(set, fd, start, length, &addr);
 	if (err)
 		return err;
-	struct reading r = { .fd = fd, .start = start, .pace = pace ? *pace : (struct pace){ 0 }, .paced = true,
+	struct reading r = { .fd = fd,
+			     .start = start,
+			     .pace = pace ? *pace : (struct pace){ 0 },
+			     .paced = true,
 			     .exact = start > 0 || end < size };
 	if (r.exact)
 		(void)madvise(addr, length, MADV_RANDOM);

@@ -271,8 +271,8 @@ static void deleted_files(const struct walk_config *cfg, struct sink *sink,
 	add_result(result, &r);
 	if (result->output_failed)
 		return;
-	report_sum_row(&out, system_deleted_row, sizeof system_deleted_row - 1, ROW_FILESYSTEM, r.total.files,
-		       r.errors, &r.total.stat);
+	report_sum_row(&out, system_deleted_row, sizeof system_deleted_row - 1, ROW_FILESYSTEM,
+		       r.total.files, r.errors, &r.total.stat);
 	result->output_failed |= out.output_failed;
 }
 

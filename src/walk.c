@@ -353,8 +353,9 @@ static int not_regular(const struct stat *st)
 static bool left_out(struct walk *w, struct tree *tree, const struct tree_ent *p,
 		     struct walk_event *ev)
 {
-	if (p->info == TREE_DP ||
-	    !((w->cfg->nexcludes && excluded(w, p)) || (w->cfg->prune && w->cfg->prune->n && pruned(w, p))))
+	bool out = (w->cfg->nexcludes && excluded(w, p)) ||
+		   (w->cfg->prune && w->cfg->prune->n && pruned(w, p));
+	if (p->info == TREE_DP || !out)
 		return false;
 	if (p->info == TREE_D) {
 		/* pruned: it comes once more, as TREE_DP, skipped */
