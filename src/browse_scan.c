@@ -462,7 +462,9 @@ void browse_scan(struct browser *b, char *const *operands, struct walk_result *r
 	if (b->system) {
 		struct walk_config cfg = *b->cfg;
 		b->nnotes = 0;
-		cfg.every_dir = true;
+		struct system_walk sw = { .top = cfg.system ? cfg.system->top : 0,
+					  .every_dir = true };
+		cfg.system = &sw;
 		cfg.max_depth = 0; /* the cgroups' rows: passed over */
 		system_free(b->sys);
 		b->sys = system_run(&cfg, &sink, result, &b->figures);

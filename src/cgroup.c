@@ -433,12 +433,13 @@ bool cgroup_system_rows(const struct walk_config *cfg, long depth, struct sink *
 		msg("--system: no cgroup mount has the memory controller: no cgroup rows\n");
 	free_mounts(&ms);
 	qsort(set->cgroups, set->n, sizeof *set->cgroups, most_file_first);
-	if (cfg->top && set->n > cfg->top) {
-		for (size_t i = cfg->top; i < set->n; i++) {
+	uint64_t top = cfg->system ? cfg->system->top : 0;
+	if (top && set->n > top) {
+		for (size_t i = top; i < set->n; i++) {
 			free(set->cgroups[i].name);
 			free(set->cgroups[i].dir);
 		}
-		set->n = cfg->top;
+		set->n = top;
 	}
 	uint64_t page = sink->cfg.page_size;
 	for (size_t i = 0; i < set->n; i++) {

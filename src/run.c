@@ -58,6 +58,7 @@ struct run {
 	/* --cgroup: the cgroups, found before the output begins; their rows
 	 * point to their figures */
 	struct cgroup_set cgroups;
+	struct system_walk system_walk; /* --system's part of the walk's config */
 	struct lock_set locks; /* --lock: the files locked, held to the end */
 	/* --charged: the descriptors and the cgroups' inodes, once a run */
 	struct charge charge;
@@ -116,6 +117,8 @@ static struct walk_config walk_config_of(struct run *run, const struct file_requ
 {
 	const struct options *opts = run->opts;
 
+	run->system_walk = (struct system_walk){ .top = opts->top };
+
 	return (struct walk_config){
 		.limit_identity = caps_borrowed() && shows_identity(opts),
 		.borrowed = caps_borrowed(),
@@ -131,7 +134,7 @@ static struct walk_config walk_config_of(struct run *run, const struct file_requ
 		.nexcludes = opts->nexcludes,
 		/* --lock-max locks in walk order */
 		.jobs = opts->lock_max ? 1 : opts->jobs,
-		.top = opts->top,
+		.system = opts->system ? &run->system_walk : NULL,
 	};
 }
 

@@ -18,6 +18,14 @@ struct walk_prune {
 	size_t n;
 };
 
+/* --system's own part of a walk_config. */
+struct system_walk {
+	uint64_t top; /* how many cgroup rows (--top; 0: all) */
+	/* --browse --system: a row for every directory of the file systems
+	 * (-d is the cgroups' depth there) */
+	bool every_dir;
+};
+
 enum follow_mode {
 	FOLLOW_NONE, /* -P */
 	FOLLOW_ARGS, /* -H, the default */
@@ -46,11 +54,8 @@ struct walk_config {
 	bool borrowed;
 	/* --system's walk of a file system: what it does not enter, or NULL */
 	const struct walk_prune *prune;
-	/* --system: how many cgroup rows (--top; 0: all) */
-	uint64_t top;
-	/* --browse --system: a row for every directory of the file systems
-	 * (-d is the cgroups' depth there) */
-	bool every_dir;
+	/* --system's own, or NULL */
+	const struct system_walk *system;
 };
 
 struct walk_result {

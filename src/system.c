@@ -224,7 +224,7 @@ static void walk_mount(const struct system *sys, const struct walk_config *cfg,
 	char *operands[] = { m->point, NULL };
 
 	system_walk_config(sys, &fs_cfg);
-	fs_cfg.max_depth = cfg->every_dir ? LONG_MAX : -1;
+	fs_cfg.max_depth = cfg->system && cfg->system->every_dir ? LONG_MAX : -1;
 	sink_section(sink, m->point);
 	walk_run(&fs_cfg, operands, &fs_sink, &r);
 	add_result(result, &r);
