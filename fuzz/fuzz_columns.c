@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "columns.h"
+#include "output/columns.h"
 #include "fuzz.h"
 
 const char fuzz_target_name[] = "columns";

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 #include "fuzz.h"
 
 const char fuzz_target_name[] = "escape";

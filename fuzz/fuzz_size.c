@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "format.h"
+#include "lib/format.h"
 #include "fuzz.h"
 
 const char fuzz_target_name[] = "size";

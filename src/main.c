@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "caps.h"
-#include "msg.h"
+#include "kernel/caps.h"
+#include "lib/msg.h"
 #include "options.h"
 #include "run.h"
-#include "sink.h"
-#include "status.h"
-#include "userfile.h"
-#include "walk.h"
+#include "output/sink.h"
+#include "lib/status.h"
+#include "kernel/userfile.h"
+#include "walk/walk.h"
 
 static volatile sig_atomic_t reader_quit;
 

@@ -14,13 +14,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "format.h"
-#include "jobs.h"
-#include "msg.h"
+#include "lib/format.h"
+#include "walk/jobs.h"
+#include "lib/msg.h"
 #include "optable.h"
 #include "options_int.h"
-#include "outfile.h"
-#include "xalloc.h"
+#include "output/outfile.h"
+#include "lib/xalloc.h"
 
 /* ---- the options that read their own values ------------------------- */
 

@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "columns.h"
-#include "probe.h"
-#include "progress.h"
-#include "sink.h"
-#include "source.h"
+#include "output/columns.h"
+#include "kernel/probe.h"
+#include "lib/progress.h"
+#include "output/sink.h"
+#include "walk/source.h"
 
 struct options {
 	long max_depth;       /* -d N; -1 when not given */

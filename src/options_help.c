@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "caps.h"
-#include "columns.h"
+#include "kernel/caps.h"
+#include "output/columns.h"
 #include "optable.h"
 #include "options_int.h"
-#include "probe.h"
+#include "kernel/probe.h"
 
 /* "  -d, --max-depth=N" and its help, the lines after the first indented
  * as --help aligns them (the help from column 26, below a long name). */

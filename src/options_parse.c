@@ -14,14 +14,14 @@
 #include <string.h>
 #include <strings.h>
 
-#include "caps.h"
-#include "format.h"
-#include "msg.h"
+#include "kernel/caps.h"
+#include "lib/format.h"
+#include "lib/msg.h"
 #include "optable.h"
 #include "options_int.h"
-#include "status.h"
-#include "userfile.h"
-#include "xalloc.h"
+#include "lib/status.h"
+#include "kernel/userfile.h"
+#include "lib/xalloc.h"
 
 /* The array with room for element n + 1, n elements being held: the room
  * doubles each time n reaches a power of two. */

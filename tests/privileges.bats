@@ -705,7 +705,7 @@ code_matching() {
 		sed -E 's|^[^:]*/([^/:]+\.c:)|\1|' || true
 }
 
-@test "every create, write, rename or removal in src/ goes through src/userfile.c" {
+@test "every create, write, rename or removal in src/ goes through src/kernel/userfile.c" {
 	sources_found
 	# calls that change files, and open flags that create or write
 	local bad

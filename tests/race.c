@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "inspect.h"
+#include "walk/inspect.h"
 
 static long page;
 static unsigned checks, failures;

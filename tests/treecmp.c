@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Walks each operand with glibc's fts(3) and with src/tree.c, and fails
+/* Walks each operand with glibc's fts(3) and with src/walk/tree.c, and fails
  * unless both give the same entries, in the same order, with the same
  * cases, errors and inodes: tree.c stands in for fts and must keep its
  * walk.
@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/tree.h"
+#include "walk/tree.h"
 
 struct entry {
 	char *text; /* "CASE LEVEL PATH errno=E ino=I" */

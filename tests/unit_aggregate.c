@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "aggregate.h"
-#include "probe.h"
+#include "walk/aggregate.h"
+#include "kernel/probe.h"
 #include "unit.h"
 
 static struct pagecache_stat file_stat(uint64_t pages, uint64_t cached, uint64_t dirty,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "browse_tree.h"
+#include "tui/browse_tree.h"
 #include "unit.h"
 
 static void row(struct btree *t, const char *path, enum row_type type, uint64_t pages,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "columns.h"
+#include "output/columns.h"
 #include "unit.h"
 
 /* ids[0..n) as "-o" names, for messages. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "lib/escape.h"
 #include "unit.h"
 
 /* esc_json_string also says whether it had to repair the string. */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format.h"
+#include "lib/format.h"
 #include "unit.h"
 
 static void test_human(void)

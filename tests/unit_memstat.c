@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memstat.h"
+#include "kernel/memstat.h"
 #include "unit.h"
 
 /* KEY's value in the text of a memory.stat, found by this test itself. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "progress.h"
+#include "lib/progress.h"
 #include "unit.h"
 
 #define MIB (UINT64_C(1) << 20)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "columns.h"
-#include "rank.h"
-#include "sink.h"
+#include "output/columns.h"
+#include "output/rank.h"
+#include "output/sink.h"
 #include "unit.h"
 
 enum { MAX_ROWS = 2100 };

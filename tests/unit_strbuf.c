@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "strbuf.h"
+#include "lib/escape.h"
+#include "lib/strbuf.h"
 #include "unit.h"
 
 /* The buffer holds exactly want (not NUL-terminated in the buffer). */

@@ -654,7 +654,7 @@ make_links() {
 }
 
 # ---- the walk against fts(3) ---------------------------------------------------
-# src/tree.c stands in for glibc's fts: tests/treecmp walks with both and
+# src/walk/tree.c stands in for glibc's fts: tests/treecmp walks with both and
 # compares every entry (case, depth, path, errno, inode), in order.
 
 # A tree with every kind of entry the walk meets, and a directory of 3,000

@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
+# The shape HACKING.md describes, held: src/ in layers that include only
+# downwards, files and functions of a readable length, and few mutable
+# file-level variables, each named in HACKING.md (tests/shape.py does the
+# reading; each check first proves it read the whole tree).
+
+load test_helper
+
+setup() {
+	top=$BATS_TEST_DIRNAME/..
+	build=${PAGESTAT_BUILDDIR:-${PAGESTAT%/src/pagestat}}
+}
+
+@test "no file of src/ includes a header of a higher layer, and every folder is a layer" {
+	run -0 "$PYTHON3" "$top/tests/shape.py" includes "$top"
+	assert_output ""
+}
+
+@test "the layer check fails on an include that points up" {
+	# a copy of the sources with one upward include added
+	cp -r "$top/src" "$BATS_TEST_TMPDIR/src"
+	local low
+	low=$(find "$BATS_TEST_TMPDIR/src/lib" -name '*.c' | head -n 1)
+	sed -i '0,/^#include "/s//#include "run.h"\n&/' "$low"
+	run -1 "$PYTHON3" "$top/tests/shape.py" includes "$BATS_TEST_TMPDIR"
+	assert_output --regexp "^lib/[a-z_]+\.c:[0-9]+: includes run\.h, a higher layer \(src/ above lib\)$"
+}
+
+@test "no .c file of src/ over 900 lines, no function over 60" {
+	run -0 "$PYTHON3" "$top/tests/shape.py" lengths "$top"
+	assert_output ""
+}
+
+@test "at most 12 mutable file-level variables in the program, each named in HACKING.md" {
+	command -v objdump >/dev/null || skip "objdump (binutils) is not installed"
+	[[ -d $build/src ]] || skip "no build tree at $build"
+	run -0 "$PYTHON3" "$top/tests/shape.py" state "$top" "$build"
+	assert_output ""
+}
