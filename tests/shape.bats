@@ -38,3 +38,14 @@ setup() {
 	run -0 "$PYTHON3" "$top/tests/shape.py" state "$top" "$build"
 	assert_output ""
 }
+
+@test "HACKING.md describes the shape in at most 300 lines, every folder of src/ in its table" {
+	local lines folder
+	lines=$(wc -l <"$top/HACKING.md")
+	((lines <= 300)) || fail "HACKING.md has $lines lines (at most 300)"
+	for folder in "$top"/src/*/; do
+		folder=${folder%/}
+		grep -q "^| \`src/${folder##*/}/\` |" "$top/HACKING.md" ||
+			fail "HACKING.md's table of layers lacks src/${folder##*/}/"
+	done
+}
