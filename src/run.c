@@ -15,7 +15,6 @@
 #include "kernel/caps.h"
 #include "modes/cgroup.h"
 #include "kernel/charge.h"
-#include "lib/escape.h"
 #include "lib/format.h"
 #include "kernel/memstat.h"
 #include "lib/msg.h"

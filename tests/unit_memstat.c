@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of memstat.c: memory.stat read through the v1 and v2 key
- * tables, v2 against a copy of the kernel's format (tests/fixtures). */
+ * tables, v2 against a copy of the kernel's format (tests/fixtures), and
+ * by named keys. */
 #include <config.h>
 
 #include <inttypes.h>
@@ -98,9 +99,36 @@ static void test_v2_old_names(void)
 	unit_check(!ok, "memstat: a file without a figure of ours is refused");
 }
 
+/* memstat_read_keys: any key by its exact name (not a longer one it
+ * begins), 0 for one missing, the last line of a key winning; the lock's
+ * guard reads its figures so. */
+static void test_read_keys(void)
+{
+	static const char text[] = "file 100\nfile_mapped 7\nunevictable 4096\n"
+				   "hierarchical_memory_limit 9223372036854771712\nfile 200\n";
+	static const char *const keys[] = { "file", "unevictable", "hierarchical_memory_limit",
+					    "inactive_anon", "file_map" };
+	uint64_t values[5] = { 1, 1, 1, 1, 1 };
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+
+	unit_check(in && memstat_read_keys(in, keys, values, 5), "memstat_read_keys: reads");
+	if (in)
+		fclose(in);
+	unit_check(values[0] == 200, "memstat_read_keys: file's last line wins: %" PRIu64,
+		   values[0]);
+	unit_check(values[1] == 4096, "memstat_read_keys: unevictable: %" PRIu64, values[1]);
+	unit_check(values[2] == UINT64_C(9223372036854771712),
+		   "memstat_read_keys: a 63-bit limit: %" PRIu64, values[2]);
+	unit_check(values[3] == 0 && values[4] == 0,
+		   "memstat_read_keys: a key not there, or only begun by another, is 0: %" PRIu64
+		   ", %" PRIu64,
+		   values[3], values[4]);
+}
+
 void unit_memstat(void)
 {
 	test_v2_fixture();
 	test_v1();
 	test_v2_old_names();
+	test_read_keys();
 }
