@@ -40,8 +40,6 @@ static bool in_others(const struct opt_rule *r, int key)
 
 static bool rule_excludes(const struct opt_rule *r, int a, int b)
 {
-	if (r->not_completed)
-		return false;
 	switch (r->kind) {
 	case RULE_ONE_OF:
 		return (r->key == a || in_others(r, a)) &&
@@ -509,7 +507,7 @@ static void fish_condition(const struct opt_spec *o)
 {
 	if (o->arg != ARG_NONE || ends_parse(o) || !excludes_any(o))
 		return;
-	fputs(" -n 'not __fish_seen_argument", stdout);
+	fputs(" -n 'not __fish_pagestat_seen", stdout);
 	for (size_t i = 0; i < option_count; i++) {
 		const struct opt_spec *other = &option_table[i];
 		if (other != o && !exclude_each_other(o, other))

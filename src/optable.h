@@ -175,9 +175,6 @@ struct opt_rule {
 	int others[4]; /* 0 after the last */
 	const char *message;
 	int unless;    /* 0, or an option that, given too, lifts the rule */
-	/* the completions still offer others after key: the rule was code
-	 * until the completions were made, and they are kept as they were */
-	bool not_completed;
 	bool (*broken)(const struct options *opts, const struct options_state *st);
 };
 

@@ -626,8 +626,7 @@ const struct opt_rule option_rules[] = {
 	  .message = "--system inspects the whole machine: no FILE operands, --files0-from or "
 		     "--pid" },
 	{ RULE_EXCLUDES, OPT_SYSTEM, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM },
-	  .message = "--system cannot be combined with --evict, --warm or --warm-from",
-	  .not_completed = true },
+	  .message = "--system cannot be combined with --evict, --warm or --warm-from" },
 	{ RULE_ALONE, OPT_PID, { OPT_FILES0_FROM },
 	  .message = "--pid cannot be combined with FILE operands or --files0-from" },
 	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_PID, OPT_SYSTEM }, .message = CGROUP_ALONE },
@@ -635,8 +634,7 @@ const struct opt_rule option_rules[] = {
 	{ RULE_ALONE, OPT_CGROUP, { OPT_FILES0_FROM }, .message = CGROUP_ALONE,
 	  .unless = OPT_CHARGED },
 	{ RULE_EXCLUDES, OPT_CGROUP, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
-	  .message = "--cgroup cannot be combined with --evict, --warm, --warm-from or --lock",
-	  .not_completed = true },
+	  .message = "--cgroup cannot be combined with --evict, --warm, --warm-from or --lock" },
 	/* operands: with --charged, FILE operands are walked, as a tree is */
 	{ RULE_CHECK, OPT_CGROUP, .broken = cgroup_depth,
 	  .message = "--cgroup has a row per file and per cgroup: no -d/--max-depth" },

@@ -304,6 +304,35 @@ man_options() {
 	assert_offers "fish --method=" $(help_values --method | sed 's/^/--method=/')
 }
 
+@test "fish and zsh leave out what option_rules[] refuses with an option given" {
+	require_fish
+	local o
+	# (fish keeps offering an option that takes a value: a condition on
+	# it would hide its values too; zsh's lists name them all)
+	run -0 fish_complete 'pagestat --'
+	assert_offers "fish after --" --evict --warm --lock --system
+	run -0 --separate-stderr fish_complete 'pagestat --system --'
+	assert_equal "$stderr" ""
+	for o in --evict --warm --lock; do
+		refute_line "$o"
+	done
+	# (--cgroup=VALUE: fish's own __fish_seen_argument would not see it)
+	run -0 --separate-stderr fish_complete 'pagestat --cgroup=self --'
+	assert_equal "$stderr" ""
+	for o in --evict --warm --lock --system; do
+		refute_line "$o"
+	done
+	run -0 --separate-stderr fish_complete 'pagestat --evict --'
+	refute_line --system
+	# a short option in a cluster: -i (an interval) refuses --evict
+	run -0 --separate-stderr fish_complete 'pagestat -ai --'
+	assert_equal "$stderr" ""
+	refute_line --evict
+	# zsh: --system's and --cgroup's exclusion lists name the actions
+	run -0 grep -E -- "^ +'\\(\\* [^)]*--evict --warm --warm-from --lock\\)--system\\[" "$comp/_pagestat"
+	run -0 grep -E -- "^ +'\\(\\* [^)]*--evict --warm --warm-from --lock\\)\\*--cgroup=\\[" "$comp/_pagestat"
+}
+
 @test "zsh offers every --format and --method value that --help lists" {
 	local value missing=
 	for value in $(help_values --format); do
