@@ -98,6 +98,7 @@ struct options_state {
 
 /* ---- shared between options.c, options_parse.c, options_help.c --------- */
 
+/* options_value.c, below both options.c and options_parse.c: */
 /* The array with room for element n + 1, n elements being held. */
 void *options_grow(void *array, size_t n, size_t size);
 

@@ -9,7 +9,6 @@
 #include "act/lock.h"
 #include "act/lock_int.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,26 +19,6 @@
 #include "lib/msg.h"
 #include "lib/status.h"
 #include "kernel/userfile.h"
-
-bool lock_read_number(const char *dir, const char *name, uint64_t *v)
-{
-	char path[PATH_MAX], text[64];
-
-	snprintf(path, sizeof path, name ? "%s/%s" : "%s", dir, name);
-	FILE *in = user_fopen_read(path);
-	bool ok = in && fgets(text, sizeof text, in);
-	if (in)
-		fclose(in);
-	if (!ok || text[0] < '0' || text[0] > '9')
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(text, &end, 10);
-	if (errno || (*end && *end != '\n'))
-		return false;
-	*v = n;
-	return true;
-}
 
 /* The figures of keys in the memory.stat of dir (0 where one is not
  * there, or the file cannot be read), read with the user's rights. */
@@ -85,16 +64,16 @@ bool lock_available(uint64_t *available, uint64_t *limit)
 		return true;
 	uint64_t cg_limit, usage, file;
 	if (v2) {
-		if (!lock_read_number(dir, "memory.max", &cg_limit) ||
-		    !lock_read_number(dir, "memory.current", &usage))
+		if (!memstat_read_number(dir, "memory.max", &cg_limit) ||
+		    !memstat_read_number(dir, "memory.current", &usage))
 			return true; /* "max": no limit */
 		static const char *const keys[] = { "file", "unevictable" };
 		uint64_t v[2];
 		stat_values(dir, keys, v, 2);
 		file = v[0] - v[1];
 	} else {
-		if (!lock_read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
-		    !lock_read_number(dir, "memory.usage_in_bytes", &usage))
+		if (!memstat_read_number(dir, "memory.limit_in_bytes", &cg_limit) ||
+		    !memstat_read_number(dir, "memory.usage_in_bytes", &usage))
 			return true;
 		static const char *const keys[] = { "total_active_file", "total_inactive_file" };
 		uint64_t v[2];

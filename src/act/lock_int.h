@@ -52,10 +52,6 @@ void lock_say_pass(struct lock_set *set, const char *why);
 /* Under the mutex: f's mapping released (it is locked no more). */
 void lock_release(struct lock_set *set, struct locked_file *f);
 
-/* The number that the file dir/name (or dir alone: name NULL) holds,
- * read with the user's rights; false when there is none ("max"). */
-bool lock_read_number(const char *dir, const char *name, uint64_t *v);
-
 /* --reserve: the memory available now, the less of the machine's
  * (MemAvailable) and its memory cgroup's (limit less usage, its file
  * pages counted as available, as MemAvailable counts them); *limit: the

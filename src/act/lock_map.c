@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kernel/memstat.h"
 #include "lib/fail.h"
 #include "lib/msg.h"
 #include "lib/progress.h"
@@ -38,7 +39,7 @@ static uint64_t proc_number(const char *path)
 {
 	uint64_t v = 0;
 
-	return lock_read_number(path, NULL, &v) ? v : 0;
+	return memstat_read_number(path, NULL, &v) ? v : 0;
 }
 
 /* The mappings the process has now: the lines of /proc/self/maps. */

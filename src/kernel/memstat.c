@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -191,4 +193,24 @@ bool meminfo_bytes(const char *key, uint64_t *bytes)
 	}
 	fclose(in);
 	return found;
+}
+
+bool memstat_read_number(const char *dir, const char *name, uint64_t *v)
+{
+	char path[PATH_MAX], text[64];
+
+	snprintf(path, sizeof path, name ? "%s/%s" : "%s", dir, name);
+	FILE *in = user_fopen_read(path);
+	bool ok = in && fgets(text, sizeof text, in);
+	if (in)
+		fclose(in);
+	if (!ok || text[0] < '0' || text[0] > '9')
+		return false;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(text, &end, 10);
+	if (errno || (*end && *end != '\n'))
+		return false;
+	*v = n;
+	return true;
 }

@@ -94,6 +94,11 @@ bool memstat_read_keys(FILE *in, const char *const *keys, uint64_t *values, size
  * one, else of v2's.  *version: which it is.  NULL when there is none. */
 char *memstat_self_cgroup(int *version);
 
+/* The number that the file dir/name (or dir alone: name NULL) holds,
+ * read with the user's rights (a cgroup's memory.max, a /proc/sys
+ * setting); false when there is none ("max"). */
+bool memstat_read_number(const char *dir, const char *name, uint64_t *v);
+
 /* KEY's figure in /proc/meminfo ("Cached"), in bytes; false when it
  * cannot be read. */
 bool meminfo_bytes(const char *key, uint64_t *bytes);
