@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The shape HACKING.md describes, held: src/ in layers that include only
 # downwards, files and functions of a readable length, and few mutable
-# file-level variables, each named in HACKING.md (tests/shape.py does the
-# reading; each check first proves it read the whole tree).
+# file-level variables, each named in HACKING.md, and no circle of calls
+# (tests/shape.py does the reading; each check first proves it read the
+# whole tree).
 
 load test_helper
 
@@ -48,4 +49,25 @@ setup() {
 		grep -q "^| \`src/${folder##*/}/\` |" "$top/HACKING.md" ||
 			fail "HACKING.md's table of layers lacks src/${folder##*/}/"
 	done
+}
+
+@test "no circle of calls between the program's files (each uses names of lower ones only)" {
+	command -v nm >/dev/null || skip "nm (binutils) is not installed"
+	[[ -d $build/src ]] || skip "no build tree at $build"
+	run -0 "$PYTHON3" "$top/tests/shape.py" calls "$top" "$build"
+	assert_output ""
+}
+
+@test "the calls check finds a circle: two objects that call each other" {
+	command -v nm >/dev/null || skip "nm (binutils) is not installed"
+	command -v cc >/dev/null || skip "no C compiler"
+	[[ -d $build/src ]] || skip "no build tree at $build"
+	mkdir -p "$BATS_TEST_TMPDIR/b/src"
+	find "$build/src" -name '*.o' -exec cp -t "$BATS_TEST_TMPDIR/b/src" {} +
+	cd "$BATS_TEST_TMPDIR/b/src"
+	printf 'void pong(void);\nvoid ping(void) { pong(); }\n' >ping.c
+	printf 'void ping(void);\nvoid pong(void) { ping(); }\n' >pong.c
+	cc -c ping.c pong.c
+	run -1 "$PYTHON3" "$top/tests/shape.py" calls "$top" "$BATS_TEST_TMPDIR/b"
+	assert_output "a circle of calls: ping.o -> pong.o, pong.o -> ping.o"
 }

@@ -7,6 +7,9 @@
     shape.py state     SRCDIR BUILDDIR the file-level mutable variables of
                                        the program's objects: at most 12,
                                        each named in HACKING.md
+    shape.py calls     SRCDIR BUILDDIR files that use each other's names
+                                       (functions, tables) in a circle,
+                                       read from the objects' symbols
 
 Each prints one line per finding and exits 1 when there is one, 0 when
 there is none, 2 when it could not look (too few files read: a check of
@@ -154,6 +157,73 @@ def check_state(srcdir, builddir):
     return findings
 
 
+def program_objects(builddir):
+    objects = []
+    for folder, _, names in os.walk(os.path.join(builddir, "src")):
+        objects += [os.path.join(folder, n) for n in names
+                    if n.endswith(".o") and "mkcompletions" not in n]
+    if len(objects) < 30:
+        print(f"only {len(objects)} objects found below {builddir}/src: is it built?")
+        sys.exit(2)
+    return sorted(objects)
+
+
+def check_calls(builddir):
+    """A circle of objects each using a name another defines: the files
+    of src/ call downwards only (HACKING.md)."""
+    defines, uses = {}, {}
+    for obj in program_objects(builddir):
+        name = os.path.basename(obj)
+        out = subprocess.run(["nm", obj], capture_output=True, text=True,
+                             check=True).stdout
+        uses[name] = set()
+        for line in out.splitlines():
+            fields = line.split()
+            if len(fields) == 2 and fields[0] == "U":
+                uses[name].add(fields[1])
+            elif len(fields) == 3 and fields[1] in "TDBRV" and not fields[2].startswith("__"):
+                defines[fields[2]] = name
+    edges = {obj: sorted({defines[sym] for sym in syms if sym in defines} - {obj})
+             for obj, syms in uses.items()}
+    # Tarjan's strongly connected components, iteratively
+    index, low, stack, on, found = {}, {}, [], set(), []
+    for root in edges:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on.add(node)
+            if i < len(edges[node]):
+                work.append((node, i + 1))
+                nxt = edges[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                part = []
+                while True:
+                    top = stack.pop()
+                    on.discard(top)
+                    part.append(top)
+                    if top == node:
+                        break
+                if len(part) > 1:
+                    found.append(part)
+            for parent, _ in work[-1:]:
+                low[parent] = min(low[parent], low[node])
+    findings = []
+    for part in found:
+        ties = [f"{a} -> {b}" for a in sorted(part) for b in edges[a] if b in part]
+        findings.append("a circle of calls: " + ", ".join(ties))
+    return findings
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -165,6 +235,8 @@ def main():
         findings = check_lengths(srcdir)
     elif what == "state" and len(sys.argv) == 4:
         findings = check_state(srcdir, sys.argv[3])
+    elif what == "calls" and len(sys.argv) == 4:
+        findings = check_calls(sys.argv[3])
     else:
         print(__doc__)
         return 2

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "lib/format.h"
 #include "lib/xalloc.h"
 
 struct sink *sink_new(enum output_format format, const struct sink_config *cfg)
@@ -92,10 +91,4 @@ bool sink_end(struct sink *sink, const struct row *total, uint64_t errors)
 {
 	sink->ops->end(sink, total, errors);
 	return written(sink);
-}
-
-void sink_put_u64(FILE *out, uint64_t v)
-{
-	char buf[FMT_BUFSIZE];
-	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
 }

@@ -10,6 +10,7 @@
 #include "output/columns.h"
 #include "kernel/probe.h"
 #include "output/row.h"
+#include "lib/format.h"
 
 enum output_format { FORMAT_TABLE, FORMAT_CSV, FORMAT_JSON, FORMAT_NDJSON, FORMAT_PROMETHEUS };
 
@@ -92,8 +93,13 @@ void sink_section(struct sink *sink, const char *top);
 /* errno of the first write that failed in any sink, or 0. */
 int sink_write_errno(void);
 
-/* A number in decimal, as every format but the table writes it. */
-void sink_put_u64(FILE *out, uint64_t v);
+/* A number in decimal, as every format but the table writes it (here,
+ * not in sink.c: the formats call it, and sink.c calls the formats). */
+static inline void sink_put_u64(FILE *out, uint64_t v)
+{
+	char buf[FMT_BUFSIZE];
+	fwrite_unlocked(buf, 1, fmt_u64(buf, v), out);
+}
 
 /* Number of bytes of a page counter. */
 static inline uint64_t sink_pages_to_bytes(const struct sink *sink, uint64_t pages)
