@@ -408,6 +408,10 @@ if libc.sync_file_range(fd, ctypes.c_int64(0), ctypes.c_int64(0), ctypes.c_uint(
 	throttle_writes 4096
 	local pages=$((MIB / PAGE))
 	pcarrange dirty fs/wb $MIB
+	# held to the end: once written the pages are clean, and the machine
+	# pages out clean unlocked pages before the last reading (locked
+	# pages are written back all the same)
+	hold_pages fs/wb
 	agreed_reading fs/wb
 	assert_row fs/wb cached=$pages dirty=$pages writeback=0
 
