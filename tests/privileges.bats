@@ -278,11 +278,7 @@ make_memory_cgroup() {
 			"$PAGESTAT" --files0-from=names.fifo >/dev/null 2>&1 &
 		fi
 		HOLDER=$!
-		local i
-		for ((i = 0; i < 200; i++)); do
-			[[ $(cat /proc/$HOLDER/wchan 2>/dev/null) == fifo_open ]] && break
-			sleep 0.02
-		done
+		blocked_on_fifo "$HOLDER" || fail "pagestat did not block opening names.fifo"
 		sets=$(awk '$1 == "CapEff:" || $1 == "CapPrm:" { printf "%s %s ", $1, $2 }' /proc/$HOLDER/status)
 		timeout 10 sh -c ': >names.fifo' || true
 		wait "$HOLDER" || true
@@ -307,11 +303,7 @@ make_memory_cgroup() {
 		fi
 		HOLDER=$!
 		# blocked in open(FIFO): no writer yet
-		local i
-		for ((i = 0; i < 200; i++)); do
-			[[ $(cat /proc/$HOLDER/wchan 2>/dev/null) == fifo_open ]] && break
-			sleep 0.02
-		done
+		blocked_on_fifo "$HOLDER" || fail "pagestat did not block opening names.fifo"
 		sets=$(awk '$1 == "CapEff:" || $1 == "CapPrm:" { printf "%s %s ", $1, $2 }' /proc/$HOLDER/status)
 		timeout 10 sh -c ': >names.fifo' || true
 		wait "$HOLDER" || true

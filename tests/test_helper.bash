@@ -227,6 +227,21 @@ hold_pages() {
 	esac
 }
 
+# Wait until process PID blocks opening a FIFO no one has opened from the
+# other end (the kernel's wait_for_partner, shown as fifo_open by some
+# builds): at most 10 s.  Returns 1 when it did not, or has ended.
+# usage: blocked_on_fifo PID
+blocked_on_fifo() {
+	local i wchan
+	for ((i = 0; i < 500; i++)); do
+		[[ -e /proc/$1 ]] || return 1
+		{ wchan=$(<"/proc/$1/wchan"); } 2>/dev/null || wchan=
+		[[ $wchan != wait_for_partner && $wchan != fifo_open ]] || return 0
+		sleep 0.02
+	done
+	return 1
+}
+
 # Wait until process PID is gone or a zombie (its locks gone with its
 # memory); then a page the test evicts may really go.
 hold_ended() {

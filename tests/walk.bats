@@ -49,14 +49,11 @@ make_tree() {
 # A writer blocked opening FIFO for writing; it creates MARK as soon as
 # any reader opens the FIFO, so MARK tells whether someone opened it.
 start_fifo_writer() {
-	local fifo=$1 mark=$2 i
+	local fifo=$1 mark=$2
 	(exec 4>"$fifo" && : >"$mark") 3>&- >/dev/null 2>&1 &
 	FIFO_WRITER=$!
-	for ((i = 0; i < 200; i++)); do
-		[[ $(cat "/proc/$FIFO_WRITER/wchan" 2>/dev/null) == wait_for_partner ]] && return 0
-		sleep 0.05
-	done
-	skip "cannot tell when the FIFO writer blocks (/proc/PID/wchan)"
+	blocked_on_fifo "$FIFO_WRITER" ||
+		skip "cannot tell when the FIFO writer blocks (/proc/PID/wchan)"
 }
 
 # MARK must not exist: nobody opened the FIFO.  Then open it ourselves
