@@ -434,6 +434,8 @@ assert_refused_row() {
 	local i
 	for ((i = 0; i < 3000; i++)); do : >"private/many/f$i"; done
 	CACHED=all make_root_file private/many/theirs 600
+	# held while the runs are compared: they only inspect
+	hold_pages private/many/theirs
 	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a -j 1 private
 	local one=$output
 	assert_equal "$(jq .total.files <<<"$one")" 3002 # and private/list
@@ -442,7 +444,9 @@ assert_refused_row() {
 	run -0 --separate-stderr as_nobody ./pagestat-cap -J -a private
 	assert_equal "$output" "$one"
 	refute_secret
-	# acting with workers: nothing nobody may not reach (the directory)
+	# acting with workers: nothing nobody may not reach (the directory);
+	# the pages unlocked, so that a wrongful eviction would drop them
+	release_holds "--evict as nobody must be free to drop the pages, and shown not to"
 	run -1 --separate-stderr as_nobody ./pagestat-cap -J -a -j 2 --evict private
 	assert_refused_row private/many/theirs
 	assert_cache private/many/theirs 4
