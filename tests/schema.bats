@@ -90,22 +90,31 @@ print("ok")' "$PAGESTAT_SCHEMA"
 		'del(.rows[0].cached_bytes)' '.rows[0].path_base64 = "Zg="'; do
 		i=$((i + 1))
 		jq -c "$edit" good.json >"bad.$i.json"
-		run check "bad.$i.json"
-		assert_failure 1
-		assert_output --partial "1 invalid"
 	done
+	all_refused bad.*.json
 	jq -c '.files = -1' <<<"$(head -n 1 good.ndjson)" >bad.ndjson
 	run check bad.ndjson
 	assert_failure 1
 	assert_output --partial "row: at files:"
 }
 
-# refused_line NAME JSON: the ndjson line JSON breaks the schema.
+# all_refused FILE...: each FILE breaks the schema (one check of them
+# all: the checker says which files are invalid, a line each, and a start
+# of python and jsonschema costs half a second)
+all_refused() {
+	local f
+	run check "$@"
+	assert_failure 1
+	assert_output --partial "schema: $# outputs checked, $# invalid, 0 not JSON"
+	for f in "$@"; do
+		assert_line --regexp "^${f//./\\.}: (document|row|failure|total): at "
+	done
+}
+
+# refused_line NAME JSON: the ndjson line JSON is written to be refused
+# by all_refused bad-*.ndjson
 refused_line() {
 	printf '%s\n' "$2" >"bad-$1.ndjson"
-	run check "bad-$1.ndjson"
-	assert_failure 1
-	assert_output --partial "1 invalid"
 }
 
 @test "ndjson: each line is a row, a failure or the total, told apart by its keys; {} and what is none of them are refused" {
@@ -144,6 +153,7 @@ refused_line() {
 	refused_line row-as-total "$(jq -c '.type = "total"' <<<"$row")"
 	# a document's opening (its keys up to the rows) is no line
 	refused_line opening "$(jq -c 'del(.rows, .total, .errors)' < <("$PAGESTAT" -J f))"
+	all_refused bad-*.ndjson
 	# a document and ndjson lines in one output
 	{ "$PAGESTAT" -J f; cat good.ndjson; } >mixed.out 2>/dev/null || true
 	run check mixed.out

@@ -14,6 +14,8 @@ A FILE that is not JSON at all (stderr mixed in) is counted, not judged.
 Exit status 1 when one FILE breaks the schema.
 """
 import json
+import multiprocessing
+import os
 import sys
 
 from jsonschema import Draft202012Validator
@@ -58,35 +60,63 @@ def kind_of(value):
     return "failure" if "error" in value else "row"
 
 
+VALIDATORS = {}
+
+
+def validators(schema_path):
+    """The whole schema's validator and one for each kind, made once a
+    process."""
+    if not VALIDATORS:
+        schema = json.load(open(schema_path, encoding="utf-8"))
+        Draft202012Validator.check_schema(schema)
+        defs = schema["$defs"]
+        VALIDATORS["whole"] = Draft202012Validator(schema)
+        VALIDATORS["kinds"] = {
+            kind: Draft202012Validator({**defs[kind], "$defs": defs})
+            for kind in ("document", "row", "failure", "total")}
+    return VALIDATORS["whole"], VALIDATORS["kinds"]
+
+
+def judge(job):
+    """One FILE: "skipped", "good", or the line that says what is wrong."""
+    schema_path, name = job
+    whole, kinds = validators(schema_path)
+    with open(name, encoding="utf-8", errors="surrogateescape") as f:
+        values = objects(f.read())
+    if not values:
+        return "skipped"
+    documents = sum(kind_of(value) == "document" for value in values)
+    if documents not in (0, len(values)):
+        return f"{name}: documents and ndjson lines mixed"
+    for value in values:
+        if whole.is_valid(value):
+            continue
+        kind = kind_of(value)
+        error = first_error(kinds[kind], value) or first_error(whole, value)
+        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        return f"{name}: {kind}: at {where}: {error.message[:300]}"
+    return "good"
+
+
 def main():
-    schema = json.load(open(sys.argv[1], encoding="utf-8"))
-    Draft202012Validator.check_schema(schema)
-    defs = schema["$defs"]
-    whole = Draft202012Validator(schema)
-    kinds = {kind: Draft202012Validator({**defs[kind], "$defs": defs})
-             for kind in ("document", "row", "failure", "total")}
+    validators(sys.argv[1])
+    jobs = [(sys.argv[1], name) for name in sys.argv[2:]]
+    # many files (the spool of a whole make check) on every processor,
+    # the lines in the order of the files all the same
+    if len(jobs) > 8 and (os.cpu_count() or 1) > 1:
+        with multiprocessing.Pool() as pool:
+            verdicts = pool.map(judge, jobs, chunksize=8)
+    else:
+        verdicts = [judge(job) for job in jobs]
     checked = skipped = bad = 0
-    for name in sys.argv[2:]:
-        with open(name, encoding="utf-8", errors="surrogateescape") as f:
-            values = objects(f.read())
-        if not values:
+    for verdict in verdicts:
+        if verdict == "skipped":
             skipped += 1
             continue
         checked += 1
-        documents = sum(kind_of(value) == "document" for value in values)
-        if documents not in (0, len(values)):
+        if verdict != "good":
             bad += 1
-            print(f"{name}: documents and ndjson lines mixed")
-            continue
-        for value in values:
-            if whole.is_valid(value):
-                continue
-            kind = kind_of(value)
-            error = first_error(kinds[kind], value) or first_error(whole, value)
-            bad += 1
-            where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-            print(f"{name}: {kind}: at {where}: {error.message[:300]}")
-            break
+            print(verdict)
     print(f"schema: {checked} outputs checked, {bad} invalid, {skipped} not JSON",
           flush=True)
     return 1 if bad else 0
