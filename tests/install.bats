@@ -130,11 +130,13 @@ files_below() {
 	export PKG_CONFIG_PATH=$BATS_TEST_TMPDIR/pc
 	cd "$src"
 
-	# every directory given
-	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir=/etc/bc \
+	# every directory given (-C: the compiler's and libraries' checks are
+	# run once and cached; the directories are not cached, each configure
+	# decides them anew)
+	run -0 --separate-stderr ./configure -q -C --prefix=/opt/ps --with-bash-completion-dir=/etc/bc \
 		--with-zsh-completion-dir=/zsh/fn --with-fish-completion-dir=/fish/vc \
 		--with-systemdsystemunitdir=/units
-	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/given"
+	run -0 make -s -j2 install-data DESTDIR="$BATS_TEST_TMPDIR/given"
 	run -0 files_below "$BATS_TEST_TMPDIR/given"
 	assert_equal "$output" "$(printf '%s\n' etc/bc/pagestat fish/vc/pagestat.fish \
 		opt/ps/etc/pagestat/textfile.conf \
@@ -144,7 +146,7 @@ files_below() {
 		units/pagestat-textfile.timer zsh/fn/_pagestat)"
 
 	# none given: bash-completion's and systemd's directories below our prefix
-	run -0 --separate-stderr ./configure -q --prefix=/opt/ps
+	run -0 --separate-stderr ./configure -q -C --prefix=/opt/ps
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/default"
 	run -0 files_below "$BATS_TEST_TMPDIR/default"
 	assert_equal "$output" "$(printf '%s\n' opt/ps/etc/pagestat/textfile.conf \
@@ -158,14 +160,14 @@ files_below() {
 		opt/ps/share/zsh/site-functions/_pagestat)"
 
 	# without DIR: pkg-config's directories as they are
-	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --with-bash-completion-dir \
+	run -0 --separate-stderr ./configure -q -C --prefix=/opt/ps --with-bash-completion-dir \
 		--with-systemdsystemunitdir
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/system"
 	assert_file_exists "$BATS_TEST_TMPDIR/system/usr/share/bash-completion/elsewhere/pagestat"
 	assert_file_exists "$BATS_TEST_TMPDIR/system/lib/systemd/elsewhere/pagestat-textfile.timer"
 
 	# --without-systemdsystemunitdir: no unit
-	run -0 --separate-stderr ./configure -q --prefix=/opt/ps --without-systemdsystemunitdir
+	run -0 --separate-stderr ./configure -q -C --prefix=/opt/ps --without-systemdsystemunitdir
 	run -0 make -s install-data DESTDIR="$BATS_TEST_TMPDIR/none"
 	run -0 find "$BATS_TEST_TMPDIR/none" -name 'pagestat-textfile.*'
 	assert_output ""
@@ -178,7 +180,8 @@ files_below() {
 	echo x >"$mine"
 	run -0 make -s -C "$BUILDDIR" distdir distdir="$src" top_distdir="$src"
 	cd "$src"
-	run -0 --separate-stderr ./configure -q --disable-static-deps
+	# (-C: as above; whether the archives link is checked anew each time)
+	run -0 --separate-stderr ./configure -q -C --disable-static-deps
 	run -0 make -s -j2 src/pagestat
 	run -0 readelf -d src/pagestat
 	assert_output --partial "libcap.so"
@@ -186,7 +189,7 @@ files_below() {
 	run -0 src/pagestat -J "$mine"
 	run -0 make -s clean
 
-	run -0 --separate-stderr ./configure --enable-static-deps
+	run -0 --separate-stderr ./configure -C --enable-static-deps
 	assert_output --partial "whether libcap and jansson link from static archives... yes"
 	run -0 make -s -j2 src/pagestat
 	run -0 readelf -d src/pagestat
