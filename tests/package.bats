@@ -7,7 +7,9 @@
 # answer applied again by an upgrade, dpkg-statoverride limiting pagestat
 # to a group, and apt-get purge leaving nothing.  The build skips make
 # check (DEB_BUILD_OPTIONS=nocheck) since the suite running this has just
-# run it: PAGESTAT_DEB_BUILD_OPTIONS= builds with it.  The tests run in
+# run it, and compiles on every processor (parallel=N, as a builder's
+# DEB_BUILD_OPTIONS would say): PAGESTAT_DEB_BUILD_OPTIONS= builds
+# serially, with make check.  The tests run in
 # order and share the build; teardown_file purges what they installed.
 
 load test_helper
@@ -109,7 +111,7 @@ answer() {
 	# as from a shell: none of the make check's flags (-s would hide the
 	# compiler's command lines checked below, -j its jobs)
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
-		DEB_BUILD_OPTIONS="${PAGESTAT_DEB_BUILD_OPTIONS-nocheck}" \
+		DEB_BUILD_OPTIONS="${PAGESTAT_DEB_BUILD_OPTIONS-nocheck parallel=$(nproc)}" \
 		timeout 1800 dpkg-buildpackage -us -uc -b >"$PKG_DIR/build.log" 2>&1 ||
 		fail "dpkg-buildpackage failed: $(tail -n 30 "$PKG_DIR/build.log")"
 	cd "$PKG_DIR"
