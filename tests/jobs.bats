@@ -257,24 +257,28 @@ RUNNER=()
 	same_as_one_job auto -a -S 3 -e --format=ndjson tree/d02 tree/d13 tree/d02
 }
 
+# Skip unless strace can trace here; STRACE_BPF=--seccomp-bpf where the
+# kernel and strace can filter: then only clone and clone3 stop the traced
+# process, not its every call (the -j auto test in a third of the time).
+need_strace() {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	STRACE_BPF=
+	strace --seccomp-bpf -f -o /dev/null true 2>/dev/null && STRACE_BPF=--seccomp-bpf
+}
+
 # threads WHAT ARG...: how many threads pagestat ARG... started (strace
 # sees each clone).
 threads() {
 	local what=$1
 	shift
-	# (--seccomp-bpf: only clone and clone3 stop the traced process, not
-	# its every call: the test in a third of the time, where the
-	# kernel and strace can)
-	local -a bpf=()
-	strace --seccomp-bpf -f -o /dev/null true 2>/dev/null && bpf=(--seccomp-bpf)
-	strace "${bpf[@]}" -f -qq -o trace -e trace=clone,clone3 "$@" >/dev/null ||
+	strace ${STRACE_BPF:+"$STRACE_BPF"} -f -qq -o trace -e trace=clone,clone3 "$@" >/dev/null ||
 		fail "pagestat failed under strace ($what)"
 	grep -c -E '^[0-9]+ +clone3?\(' trace || true
 }
 
 @test "-j auto: no thread for a walk of up to 2048 files, one per processor but the walk's past it, none on one processor or for --warm" {
-	command -v strace >/dev/null || skip "strace is not installed"
-	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	need_strace
 	local cpus
 	cpus=$(nproc)
 	((cpus >= 2)) || skip "one processor here: -j auto starts no worker"
@@ -338,8 +342,7 @@ FD_LIMIT=(bash -c 'for fd in /proc/$$/fd/*; do fd=${fd##*/}; ((fd > 2)) && eval 
 }
 
 @test "-j under a small descriptor limit: no worker starts where the descriptors it may need are not all free" {
-	command -v strace >/dev/null || skip "strace is not installed"
-	strace -o /dev/null true 2>/dev/null || skip "strace cannot trace here"
+	need_strace
 	local asan=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 	local -a ps=(env ASAN_OPTIONS="$asan" "$PAGESTAT")
 	assert_equal "$(threads "ulimit -n 10" "${FD_LIMIT[@]}" 10 "${ps[@]}" -j 3 tree/d10)" 0
