@@ -42,6 +42,8 @@ enum {
 	OPT_NO_FOLLOW,
 	OPT_RESERVE,
 	OPT_CHARGED,
+	OPT_TRACE,
+	OPT_TRACE_BUFFER,
 };
 
 /* The groups of --help, in its order. */

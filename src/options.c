@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
+#include "kernel/memstat.h"
 #include "lib/format.h"
 #include "walk/jobs.h"
 #include "lib/msg.h"
@@ -124,6 +126,47 @@ static const char *parse_reserve(const char *arg, struct options *opts,
 	}
 	return "a size above 0 such as 512M or 2G, or a percentage of memory above 0 and below "
 	       "100 such as 10%";
+}
+
+/* --trace=DURATION: a number of seconds, or one with a unit (500ms, 30s,
+ * 5m, 2h); no value traces until SIGINT or SIGTERM. */
+static const char *parse_trace(const char *arg, struct options *opts, struct options_state *st)
+{
+	static const struct { const char *unit; double seconds; } units[] = {
+		{ "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "m", 60 }, { "h", 3600 },
+	};
+	(void)st;
+	opts->trace = true;
+	if (!arg)
+		return NULL;
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno == 0 && end != arg && isdigit((unsigned char)*arg) && v > 0)
+		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+			if (strcmp(end, units[i].unit) == 0 && v * units[i].seconds >= 0.01 &&
+			    v * units[i].seconds <= TRACE_SECONDS_MAX) {
+				opts->trace_seconds = v * units[i].seconds;
+				return NULL;
+			}
+	return "a duration from 10ms to 7d, such as 30s, 5m, 2h, 500ms or 90 (seconds); "
+	       "no value traces until interrupted";
+}
+
+/* --trace-buffer: each CPU's buffer, from 64K to what memory allows. */
+static const char *parse_trace_buffer(const char *arg, struct options *opts,
+				      struct options_state *st)
+{
+	uint64_t total = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	(void)st;
+	if (!fmt_parse_size(arg, &opts->trace_buffer) || opts->trace_buffer < 65536)
+		return "a size of 64K or more a CPU, such as 4M or 64M";
+	/* all CPUs' buffers in at most half of the memory */
+	if (meminfo_bytes("MemTotal", &total) && cpus > 0 &&
+	    opts->trace_buffer > total / 2 / (uint64_t)cpus)
+		return "a size a CPU that fits, for every CPU, in half of the memory (MemTotal)";
+	return NULL;
 }
 
 /* --lock-max: a size above 0 (0 would lock nothing). */
@@ -455,6 +498,20 @@ const struct opt_spec option_table[] = {
 	  "(removed when it ends)",
 	  "with --daemon: write the daemon's pid to FILE",
 	  FILENAME(IN(pidfile), "pid file") },
+	/* Trace */
+	{ OPT_TRACE, "trace", ARG_OPTIONAL, "DURATION", GROUP_WATCH,
+	  "record the pages added to and removed from the\n"
+	  "cache for DURATION (30s, 5m; none: until SIGINT\n"
+	  "or SIGTERM), then show per file the pages added,\n"
+	  "reclaimed, dropped and refaulted, and who did it\n"
+	  "(see TRACING in pagestat(1)); needs root",
+	  "record the cache's motion per file for DURATION, and who moved it",
+	  CUSTOM(parse_trace), .hint = "duration (30s, 5m, 500ms; none: until interrupted)" },
+	{ OPT_TRACE_BUFFER, "trace-buffer", ARG_REQUIRED, "SIZE", GROUP_WATCH,
+	  "with --trace: each CPU's buffer (default 8M);\n"
+	  "larger when events are lost",
+	  "with --trace: each CPU's trace buffer",
+	  CUSTOM(parse_trace_buffer), .hint = "size a CPU (8M, 64M)" },
 	/* --help, --version */
 	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
 	  "show this help and exit", "show help and exit", GIVEN },
@@ -603,6 +660,15 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_CHARGED },
 	  .message = "--browse cannot be combined with --charged: it has no charged column "
 		     "(pagestat --cgroup=CGROUP --charged counts them)" },
+	{ RULE_NEEDS, OPT_TRACE_BUFFER, { OPT_TRACE },
+	  .message = "--trace-buffer needs --trace" },
+	{ RULE_EXCLUDES, OPT_TRACE, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_LOCK },
+	  .message = "--trace cannot be combined with --evict, --warm, --warm-from or --lock: it "
+		     "records what others do to the cache (run the action in another pagestat "
+		     "while one traces)" },
+	{ RULE_EXCLUDES, OPT_TRACE, { 'i', OPT_BROWSE },
+	  .message = "--trace cannot be combined with -i/--interval or --browse yet: it records "
+		     "for DURATION, then shows one inspection" },
 	{ RULE_NEEDS, OPT_CHARGED, { OPT_CGROUP },
 	  .message = "--charged needs --cgroup: it counts the pages charged to that cgroup" },
 	/* operands, --files0-from's and --pid's values: what is named */

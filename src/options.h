@@ -68,6 +68,9 @@ struct options {
 	bool no_follow;             /* --no-follow: a lock does not follow the files */
 	bool charged;               /* --charged: pages charged to the cgroup */
 	bool cgroup_walks;          /* --cgroup --charged with FILE operands: walk them */
+	bool trace;                 /* --trace: the cache's motion */
+	double trace_seconds;       /* --trace=DURATION, or 0: until a signal */
+	uint64_t trace_buffer;      /* --trace-buffer: bytes a CPU */
 };
 
 /* options_parse() and options_finish() return this when the run should

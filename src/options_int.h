@@ -22,6 +22,8 @@
 #define SEGMENTS_MAX 4096
 #define SYSTEM_TOP 20
 #define INTERVAL_MIN 0.001
+#define TRACE_SECONDS_MAX 604800 /* --trace: a week */
+#define TRACE_BUFFER_DEFAULT (8u << 20) /* --trace-buffer: bytes a CPU */
 
 #define SIZE_EXPECTED "a size in bytes such as 4096, 64K, 1MiB or 10GB, below 2^64"
 

@@ -243,6 +243,7 @@ int options_parse(int argc, char **argv, struct options *opts)
 		.sort_key = -1,
 		.jobs = 0, /* auto */
 		.expect_cached = -1,
+		.trace_buffer = TRACE_BUFFER_DEFAULT,
 		.state = st,
 		.operands = dot,
 	};
@@ -335,8 +336,35 @@ static bool need_met(enum column_need need, const struct options *opts)
 		return opts->system;
 	case NEED_CHARGED:
 		return opts->charged;
+	case NEED_TRACE:
+		return opts->trace;
+	case NEED_EVICT_OR_TRACE:
+		return opts->action == ACTION_EVICT || opts->trace;
 	}
 	return false;
+}
+
+/* --trace: its columns after percent (the table: those it shows by
+ * default, in the order of columns_traced). */
+static void add_trace_columns(struct options *opts, bool table, bool all)
+{
+	enum column_id *ids = opts->columns;
+	size_t n = opts->ncolumns, at = n;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == COL_PERCENT || (ids[i] == COL_CACHED && at == n))
+			at = i + 1;
+	for (size_t k = 0; k < columns_ntraced; k++) {
+		enum column_id id = columns_traced[k];
+		bool listed = false;
+		for (size_t i = 0; i < n; i++)
+			listed |= ids[i] == id;
+		if (listed || (table && !all && !columns[id].table_default))
+			continue;
+		memmove(ids + at + 1, ids + at, (n - at) * sizeof *ids);
+		ids[at++] = id;
+		n++;
+	}
+	opts->ncolumns = n;
 }
 
 /* -o is resolved once the format is known, since "+LIST" extends the
@@ -359,6 +387,8 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		add_system_columns(opts, table);
 	if (opts->charged)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_CHARGED);
+	if (opts->trace)
+		add_trace_columns(opts, table, all);
 	if (!list || all)
 		return OPTIONS_RUN;
 

@@ -29,6 +29,7 @@
 #include "output/sink.h"
 #include "modes/snapshot.h"
 #include "modes/system.h"
+#include "modes/trace.h"
 #include "lib/status.h"
 #include "walk/walk.h"
 #include "output/watch.h"
@@ -61,6 +62,8 @@ struct run {
 	struct lock_set locks; /* --lock: the files locked, held to the end */
 	/* --charged: the descriptors and the cgroups' inodes, once a run */
 	struct charge charge;
+	/* --trace: what was recorded, which the inspection's probes read */
+	struct trace *trace;
 };
 
 /* --expect-cached: is the cached share of the total below the mark?  No
@@ -190,6 +193,58 @@ static struct sink_config sink_config_of(const struct run *run, struct watch *wa
 	};
 }
 
+/* The files of the run (the walk, or --warm-from's, --system's,
+ * --cgroup's, --pid's) to the sink; --system's state, to be freed after
+ * the output. */
+static struct system *run_source(struct run *run, const struct walk_config *walk_cfg,
+				 struct sink *sink, struct walk_result *result)
+{
+	const struct options *opts = run->opts;
+	if (run->snapshot)
+		snapshot_run(run->snapshot, walk_cfg, sink, result);
+	else if (opts->system)
+		return system_run(walk_cfg, sink, result, &run->figures);
+	else if (opts->ncgroups && !opts->cgroup_walks)
+		cgroup_run(walk_cfg, &run->cgroups, sink, result);
+	else if (opts->npids)
+		pid_run(walk_cfg, opts->pids, opts->npids, sink, result);
+	else
+		walk_run(walk_cfg, opts->operands, sink, result);
+	return NULL;
+}
+
+/* --trace: the scope found by a quiet pass of the source (not for
+ * --system: the machine), the motion recorded, then each file's figures
+ * looked up by the inspection's probes. */
+static int record_trace(struct run *run)
+{
+	const struct options *opts = run->opts;
+	struct sink *scope = NULL;
+	if (!opts->system) {
+		struct sink_config cfg = sink_config_of(run, NULL, stdout);
+		struct file_request plain = { .measure = { .range = opts->range } };
+		struct walk_config walk_cfg = walk_config_of(run, &plain);
+		struct walk_result result = { 0 };
+		walk_cfg.all = true; /* every file's row: its identity */
+		walk_cfg.max_depth = -1;
+		walk_cfg.quiet = true; /* the inspection tells what fails */
+		scope = trace_scope_sink(&cfg);
+		run_source(run, &walk_cfg, scope, &result);
+	}
+	struct trace_plan plan = {
+		.seconds = opts->trace_seconds,
+		.buffer = opts->trace_buffer,
+		.whole_machine = opts->system,
+		.quiet = opts->quiet,
+	};
+	int status;
+	signals_catch(true); /* SIGINT and SIGTERM end the trace, not the run */
+	run->trace = trace_record(&plan, scope, &status);
+	if (run->trace)
+		run->req.measure.trace = trace_tally(run->trace);
+	return status;
+}
+
 /* One inspection of everything asked: rows out, the total last.  With
  * watch (-i), the sample's time and each row's change go along. */
 static int inspect(struct run *run, struct watch *watch, FILE *out, struct outcome *outcome)
@@ -206,17 +261,11 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED ||
 		    opts->action == ACTION_LOCK)
 			progress_to_read(run->to_read);
-		if (run->snapshot)
-			snapshot_run(run->snapshot, &walk_cfg, sink, &result);
-		else if (opts->system)
-			sys = system_run(&walk_cfg, sink, &result, &run->figures);
-		else if (opts->ncgroups && !opts->cgroup_walks)
-			cgroup_run(&walk_cfg, &run->cgroups, sink, &result);
-		else if (opts->npids)
-			pid_run(&walk_cfg, opts->pids, opts->npids, sink, &result);
-		else
-			walk_run(&walk_cfg, opts->operands, sink, &result);
+		sys = run_source(run, &walk_cfg, sink, &result);
 		progress_suspend();
+		if (!result.output_failed && run->trace &&
+		    !trace_after_rows(run->trace, sink, &result.total.stat))
+			result.output_failed = true;
 		if (!result.output_failed) {
 			struct row total = {
 				.type = ROW_TOTAL,
@@ -485,6 +534,7 @@ static bool charge_start(struct run *run)
 
 static void run_free(struct run *run)
 {
+	trace_free(run->trace);
 	charge_free(&run->charge);
 	cgroup_set_free(&run->cgroups);
 	lock_set_free(&run->locks); /* unlocked, before the exit */
@@ -532,12 +582,23 @@ int run_inspection(const struct options *opts)
 		status = browse_run(&cfg, &src);
 	} else if (status == STATUS_OK) {
 		bool lock = opts->action == ACTION_LOCK;
+		int traced = STATUS_OK;
+		if (opts->trace) {
+			traced = record_trace(&run);
+			if (!run.trace) {
+				run_free(&run);
+				return traced;
+			}
+		}
 		if (opts->interval || opts->output_file || lock)
 			signals_catch(opts->interval > 0 || lock);
 		status = opts->interval ? watch_samples(&run, &outcome)
 					: inspect_to_output(&run, NULL, &outcome);
 		if (lock && !opts->interval)
 			status = lock_run(&run.locks, status, (struct lock_walk){ walk_again, &run });
+		/* events lost make the figures short: status 1 at least */
+		if (traced == STATUS_SOME_FAILED && status == STATUS_OK)
+			status = STATUS_SOME_FAILED;
 		say_nothing_to_judge(opts, status, &outcome);
 	}
 	run_free(&run);

@@ -141,7 +141,15 @@ static bool has_word(const char *list, const char *word)
 
 char *memstat_self_cgroup(int *version)
 {
-	FILE *in = user_fopen_read("/proc/self/cgroup");
+	return memstat_task_cgroup(0, version);
+}
+
+char *memstat_task_cgroup(pid_t pid, int *version)
+{
+	char file[64] = "/proc/self/cgroup";
+	if (pid > 0)
+		snprintf(file, sizeof file, "/proc/%ld/cgroup", (long)pid);
+	FILE *in = user_fopen_read(file);
 	char *line = NULL, *v1 = NULL, *v2 = NULL;
 	size_t size = 0;
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* The figures pagestat takes from memory.stat, in this order everywhere
  * (the table, JSON, Prometheus). */
@@ -93,6 +94,9 @@ bool memstat_read_keys(FILE *in, const char *const *keys, uint64_t *values, size
  * *version is 1, of v2's ("0::") when 2, and when 0 of v1's if there is
  * one, else of v2's.  *version: which it is.  NULL when there is none. */
 char *memstat_self_cgroup(int *version);
+
+/* The same of another process (pid > 0; 0: this one). */
+char *memstat_task_cgroup(pid_t pid, int *version);
 
 /* The number that the file dir/name (or dir alone: name NULL) holds,
  * read with the user's rights (a cgroup's memory.max, a /proc/sys

@@ -512,6 +512,24 @@ static int measure_fd(struct prober *p, int fd, const struct stat *st,
 	return measure_range(p, fd, st, size, overlay ? PROBE_MINCORE : method, req, out);
 }
 
+/* --trace: the file's figures of the trace (not of the range: the
+ * events name pages, which the tally does not keep one by one). */
+static void probe_traced(const struct tally *t, const struct stat *st,
+			 struct pagecache_stat *stat)
+{
+	const struct tally_file *f = tally_find(t, st->st_dev, (uint64_t)st->st_ino);
+	stat->tally = t;
+	stat->traced = f;
+	if (!f)
+		return;
+	struct tally_counts n = tally_file_counts(f);
+	stat->added = n.added;
+	stat->reclaimed = n.reclaimed;
+	stat->dropped = n.dropped;
+	stat->removed = n.reclaimed + n.dropped;
+	stat->refaulted = n.refaulted;
+}
+
 int probe_measure(struct prober *p, int fd, const struct stat *st,
 		  const struct probe_request *req, struct probe_out *out)
 {
@@ -520,9 +538,12 @@ int probe_measure(struct prober *p, int fd, const struct stat *st,
 	if (err == 0 && S_ISREG(st->st_mode)) {
 		stat->known |= PCS_IDENTITY;
 		stat->inode = (uint64_t)st->st_ino;
+		stat->dev = (uint64_t)st->st_dev;
 		stat->file_size = (uint64_t)st->st_size;
 		stat->mtime = (uint64_t)st->st_mtim.tv_sec;
 		stat->mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
+		if (req->trace)
+			probe_traced(req->trace, st, stat);
 	}
 	return err;
 }

@@ -12,6 +12,7 @@
 #include "lib/fail.h"
 #include "kernel/safeopen.h"
 #include "lib/strbuf.h"
+#include "kernel/trace_tally.h"
 
 enum probe_method { PROBE_AUTO, PROBE_CACHESTAT, PROBE_MINCORE };
 
@@ -46,9 +47,17 @@ struct pagecache_stat {
 	uint64_t locked;
 	/* --charged: cached pages of the range charged to the cgroup */
 	uint64_t charged;
+	/* --trace, the whole file's (whatever the range): pages added during
+	 * the trace, removed (reclaimed, or dropped on request: in dropped
+	 * above), and added again after the trace saw them removed; and
+	 * where its readers and evictors are (else NULL) */
+	uint64_t added, removed, reclaimed, refaulted;
+	const struct tally *tally;
+	const struct tally_file *traced;
 	/* with PCS_IDENTITY: what tells that the file changed since (a
 	 * snapshot's rows carry it for --warm-from) */
 	uint64_t inode, file_size, mtime, mtime_nsec;
+	uint64_t dev; /* with PCS_IDENTITY: its file system's (stat's st_dev), for --trace */
 };
 
 /* The byte range inspected in every file; length 0 means to the end. */
@@ -76,6 +85,7 @@ struct probe_request {
 	struct probe_range range;
 	unsigned segments;        /* -S N, or 0 */
 	enum extent_mode extents; /* -e */
+	const struct tally *trace; /* --trace: the figures of the trace, or NULL */
 };
 
 static inline bool probe_wants_detail(const struct probe_request *req)

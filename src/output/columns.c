@@ -4,7 +4,9 @@
 
 #include "output/columns.h"
 
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -66,10 +68,12 @@ const struct column columns[COL_COUNT] = {
 		.kind = KIND_PAGES,
 		.offset = AT(stat.dropped),
 		.table_default = true,
-		.help = "with --evict: pages dropped from the cache",
-		.prom_help = "Bytes dropped from the page cache by --evict.",
-		.need = NEED_EVICT,
-		.need_text = "--evict",
+		.help = "with --evict: pages dropped from the cache; with --trace: pages removed "
+			"on request (fadvise, truncate, unlink, an evict)",
+		.prom_help = "Bytes dropped from the page cache by --evict, or on request during "
+			     "--trace.",
+		.need = NEED_EVICT_OR_TRACE,
+		.need_text = "--evict or --trace",
 	},
 	[COL_READ] = {
 		.name = "read",
@@ -240,7 +244,98 @@ const struct column columns[COL_COUNT] = {
 		.need = NEED_CHARGED,
 		.need_text = "--charged",
 	},
+	[COL_ADDED] = {
+		.name = "added",
+		.header = "ADDED",
+		.kind = KIND_PAGES,
+		.offset = AT(stat.added),
+		.table_default = true,
+		.help = "with --trace: pages added to the cache (read in, read ahead, written)",
+		.prom_help = "Bytes added to the page cache during --trace.",
+		.need = NEED_TRACE,
+		.need_text = "--trace",
+	},
+	[COL_REMOVED] = {
+		.name = "removed",
+		.header = "REMOVED",
+		.kind = KIND_PAGES,
+		.offset = AT(stat.removed),
+		.help = "with --trace: pages removed from the cache (reclaimed plus dropped)",
+		.prom_help = "Bytes removed from the page cache during --trace.",
+		.need = NEED_TRACE,
+		.need_text = "--trace",
+	},
+	[COL_RECLAIMED] = {
+		.name = "reclaimed",
+		.header = "RECLAIMED",
+		.kind = KIND_PAGES,
+		.offset = AT(stat.reclaimed),
+		.table_default = true,
+		.help = "with --trace: pages the kernel freed for memory (kswapd, direct reclaim)",
+		.prom_help = "Bytes reclaimed from the page cache by the kernel during --trace.",
+		.need = NEED_TRACE,
+		.need_text = "--trace",
+	},
+	[COL_REFAULTED] = {
+		.name = "refaulted",
+		.header = "REFAULTED",
+		.kind = KIND_PAGES,
+		.offset = AT(stat.refaulted),
+		.table_default = true,
+		.help = "with --trace: pages added again after the trace saw them removed",
+		.prom_help = "Bytes added again to the page cache after their removal during "
+			     "--trace.",
+		.need = NEED_TRACE,
+		.need_text = "--trace",
+	},
+	[COL_READERS] = {
+		.name = "readers",
+		.header = "READER",
+		.kind = KIND_WHO,
+		.table_default = true,
+		.help = "with --trace: the processes that added the most pages (the table: the "
+			"first, +N others)",
+		.need = NEED_TRACE,
+		.need_text = "--trace",
+		.unsortable = true,
+	},
+	[COL_EVICTORS] = {
+		.name = "evictors",
+		.header = "EVICTOR",
+		.kind = KIND_WHO,
+		.table_default = true,
+		.help = "with --trace: the processes that removed the most pages (the table: the "
+			"first, +N others)",
+		.need = NEED_TRACE,
+		.need_text = "--trace",
+		.unsortable = true,
+	},
 };
+
+const enum column_id columns_traced[] = { COL_ADDED, COL_REMOVED, COL_RECLAIMED, COL_DROPPED,
+					  COL_REFAULTED, COL_READERS, COL_EVICTORS };
+const size_t columns_ntraced = sizeof columns_traced / sizeof columns_traced[0];
+
+size_t column_who_text(enum column_id id, const struct row *row, char *buf, size_t size)
+{
+	enum tally_side side = id == COL_READERS ? TALLY_READERS : TALLY_EVICTORS;
+	const struct tally_file *f = row->stat.traced;
+	uint64_t pages, others, others_pages;
+	if (!f || !row->stat.tally || size == 0)
+		return 0;
+	const struct tally_proc *p = tally_who(row->stat.tally, f, side, 0, &pages);
+	if (!p)
+		return 0;
+	size_t kept = 1;
+	while (kept < TALLY_WHO && tally_who(row->stat.tally, f, side, kept, &pages))
+		kept++;
+	tally_who_others(f, side, &others, &others_pages);
+	int n = others + kept > 1
+			? snprintf(buf, size, "%s[%ld]+%" PRIu64, p->comm, (long)p->pid,
+				   others + kept - 1)
+			: snprintf(buf, size, "%s[%ld]", p->comm, (long)p->pid);
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
 
 const char *column_text(enum column_id id, const struct row *row, size_t *len)
 {
@@ -296,6 +391,8 @@ bool column_known(enum column_id id, const struct row *row)
 		return row_has_detail(row);
 	case KIND_DELTA:
 		return row->delta_known;
+	case KIND_WHO:
+		return row->stat.tally != NULL; /* a file of a traced run */
 	default:
 		return true;
 	}
@@ -384,7 +481,7 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 				i == COL_MTIME_NSEC;
 		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
 		    (identity && !(extents && !table) && !all) || i == COL_DELTA || i == COL_DROPPED ||
-		    i == COL_CHARGED ||
+		    i == COL_CHARGED || columns[i].need == NEED_TRACE ||
 		    i == COL_READ || i == COL_LOCKED || i == COL_FSTYPE || i == COL_NOTE)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))

@@ -36,6 +36,12 @@ enum column_id {
 	COL_EXTENTS,
 	COL_DELTA,
 	COL_CHARGED,
+	COL_ADDED,
+	COL_REMOVED,
+	COL_RECLAIMED,
+	COL_REFAULTED,
+	COL_READERS,
+	COL_EVICTORS,
 	COL_COUNT
 };
 
@@ -48,6 +54,7 @@ enum column_kind {
 	KIND_SEGMENTS, /* -S: the cached share of each part of a file */
 	KIND_EXTENTS,  /* -e: the cached (or missing) byte extents of a file */
 	KIND_DELTA,    /* -i: signed change in cached pages, with a _bytes twin */
+	KIND_WHO,      /* --trace: the processes that added or removed a file's pages */
 };
 
 /* What a column needs to have a value: an option, or a mode of the run. */
@@ -61,6 +68,8 @@ enum column_need {
 	NEED_SYSTEM,   /* --system */
 	NEED_LOCK,     /* --lock */
 	NEED_CHARGED,  /* --charged */
+	NEED_TRACE,    /* --trace */
+	NEED_EVICT_OR_TRACE, /* --evict or --trace (dropped) */
 };
 
 /* The fields in the order a row of the table reads, whatever the padding
@@ -99,6 +108,14 @@ bool column_value(enum column_id id, const struct row *row, uint64_t *value);
 const char *column_text(enum column_id id, const struct row *row, size_t *len);
 
 const char *row_type_name(enum row_type type);
+
+/* A KIND_WHO column as the table and CSV show it: the first process,
+ * "COMMAND[PID]", and "+N" for the N others; its length (0: none). */
+size_t column_who_text(enum column_id id, const struct row *row, char *buf, size_t size);
+
+/* The trace columns that a traced run adds to the defaults, in order. */
+extern const enum column_id columns_traced[];
+extern const size_t columns_ntraced;
 
 /* Parse "-o LIST": comma-separated names, any case, each kept once.  A
  * leading '+' appends to the *n entries already in ids (before a final

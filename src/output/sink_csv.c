@@ -109,6 +109,13 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 		else
 			putc_unlocked(',', out);
 		break;
+	case KIND_WHO: {
+		char who[64];
+		len = column_who_text(id, row, who, sizeof who);
+		if (len)
+			esc_csv_field(out, who, len);
+		break;
+	}
 	}
 }
 

@@ -164,6 +164,48 @@ static void put_error_row(struct strbuf *out, const struct row *row)
 	put_text(out, &first, "errno", name, name ? strlen(name) : 0);
 }
 
+/* A string, or null when it is none or not UTF-8 (a command's bytes). */
+static void put_string_or_null(struct strbuf *out, const char *text)
+{
+	if (!text || !esc_json_sb(out, text, strlen(text)))
+		sb_put(out, "null", 4);
+}
+
+/* --trace's readers or evictors: [{"pid":N,"command":"cat","cgroup":"/x",
+ * "pages":N}, ...], the processes not kept last as {"others":N,"pages":N}. */
+static void put_who(struct strbuf *out, const struct row *row, enum column_id id)
+{
+	enum tally_side side = id == COL_READERS ? TALLY_READERS : TALLY_EVICTORS;
+	const struct tally_file *f = row->stat.traced;
+	const struct tally_proc *p;
+	uint64_t pages, others;
+	size_t n = 0;
+
+	sb_putc(out, '[');
+	for (; f && (p = tally_who(row->stat.tally, f, side, n, &pages)) != NULL; n++) {
+		sb_puts(out, n ? ",{\"pid\":" : "{\"pid\":");
+		sb_u64(out, (uint64_t)p->pid);
+		sb_puts(out, ",\"command\":");
+		put_string_or_null(out, strcmp(p->comm, "?") ? p->comm : NULL);
+		sb_puts(out, ",\"cgroup\":");
+		put_string_or_null(out, p->cgroup);
+		sb_puts(out, ",\"pages\":");
+		sb_u64(out, pages);
+		sb_putc(out, '}');
+	}
+	others = 0;
+	if (f)
+		tally_who_others(f, side, &others, &pages);
+	if (others) {
+		sb_puts(out, n ? ",{\"others\":" : "{\"others\":");
+		sb_u64(out, others);
+		sb_puts(out, ",\"pages\":");
+		sb_u64(out, pages);
+		sb_putc(out, '}');
+	}
+	sb_putc(out, ']');
+}
+
 static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		       const struct row *row, enum column_id id)
 {
@@ -216,6 +258,13 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 			put_segments(out, row);
 		else
 			put_extents(out, row);
+		break;
+	case KIND_WHO:
+		put_column_key(sink, out, first, id, false);
+		if (known)
+			put_who(out, row, id);
+		else
+			sb_put(out, "null", 4);
 		break;
 	}
 }

@@ -185,6 +185,17 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 	case KIND_EXTENTS:
 		add_extents(sink, row);
 		return;
+	case KIND_WHO: {
+		char who[64];
+		size_t len = column_who_text(id, row, who, sizeof who);
+		if (!len) {
+			add_text(st, "-", 1);
+			return;
+		}
+		put_safe(st, who, len);
+		sb_putc(&st->cells, '\0');
+		return;
+	}
 	}
 	add_text(st, buf, n);
 }
@@ -201,7 +212,8 @@ static const char *print_line(const struct sink *sink, const char *cells)
 		size_t w = esc_display_width(cells);
 		size_t pad = st->width[i] > w ? st->width[i] - w : 0;
 		enum column_kind kind = columns[sink->cfg.columns[i]].kind;
-		bool left = kind == KIND_TEXT || kind == KIND_SEGMENTS || kind == KIND_EXTENTS;
+		bool left = kind == KIND_TEXT || kind == KIND_SEGMENTS || kind == KIND_EXTENTS ||
+			    kind == KIND_WHO;
 
 		if (i)
 			putc_unlocked(' ', out);

@@ -43,6 +43,10 @@ void agg_stat_add(struct pagecache_stat *into, const struct pagecache_stat *from
 	into->read += from->read;
 	into->locked += from->locked;
 	into->charged += from->charged;
+	into->added += from->added;
+	into->removed += from->removed;
+	into->reclaimed += from->reclaimed;
+	into->refaulted += from->refaulted;
 	into->known &= from->known;
 }
 

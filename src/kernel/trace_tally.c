@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: MIT */
+/* --trace's figures: each event to its file and its process.  A removal
+ * is "reclaimed" when the kernel freed the page for memory (kswapd, or a
+ * task between a vmscan reclaim begin and end), else "dropped" (fadvise,
+ * truncate, unlink, an evict); an addition of pages this trace saw
+ * removed is a refault, told by the removed ranges kept per file. */
+#include <config.h>
+
+#include "kernel/trace_tally.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel/memstat.h"
+#include "kernel/userfile.h"
+#include "lib/devino.h"
+#include "lib/xalloc.h"
+
+struct range {
+	uint64_t start, end; /* pages [start, end) */
+};
+
+struct who {
+	uint32_t proc; /* index + 1 in the tally's procs; 0: empty */
+	uint64_t pages;
+};
+
+struct tally_file {
+	struct tally_counts n;
+	struct who who[2][TALLY_WHO];
+	uint64_t others[2], others_pages[2];
+	struct range *gone; /* removed and not added again, sorted, disjoint */
+	size_t ngone, gone_cap;
+	int seen; /* tally_find found it (atomic: -j's threads ask) */
+};
+
+/* A thread seen: its process and whether it is in reclaim now. */
+struct task {
+	pid_t tid;
+	uint32_t proc; /* index in procs */
+	unsigned reclaim; /* reclaim begins not yet ended */
+};
+
+struct tally {
+	struct devino_map index; /* (dev, ino) -> files */
+	struct tally_file *files;
+	size_t nfiles, files_cap;
+	struct task *tasks; /* open addressing by tid, tasks_cap a power of two */
+	size_t ntasks, tasks_cap;
+	struct tally_proc *procs;
+	size_t nprocs, procs_cap;
+	uint64_t ranges, events, untallied, untracked;
+};
+
+struct tally *tally_new(void)
+{
+	struct tally *t = xcalloc(1, sizeof *t);
+	t->tasks_cap = 1024;
+	t->tasks = xcalloc(t->tasks_cap, sizeof *t->tasks);
+	return t;
+}
+
+void tally_free(struct tally *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nfiles; i++)
+		free(t->files[i].gone);
+	for (size_t i = 0; i < t->nprocs; i++)
+		free(t->procs[i].cgroup);
+	devino_free(&t->index);
+	free(t->files);
+	free(t->tasks);
+	free(t->procs);
+	free(t);
+}
+
+/* The process of a thread first seen: its thread group and command from
+ * /proc now, while it runs (a cat that exits before the trace ends keeps
+ * its name); "?" when it is already gone (its exit event names it). */
+static struct tally_proc read_proc(pid_t tid)
+{
+	struct tally_proc p = { .pid = tid, .comm = "?" };
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)tid);
+	FILE *in = user_fopen_read(path);
+	if (!in)
+		return p;
+	while (fgets(line, sizeof line, in)) {
+		long tgid;
+		if (strncmp(line, "Name:\t", 6) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(p.comm, sizeof p.comm, "%.15s", line + 6);
+		} else if (sscanf(line, "Tgid: %ld", &tgid) == 1) {
+			p.pid = (pid_t)tgid;
+			break;
+		}
+	}
+	fclose(in);
+	int version = 0;
+	p.cgroup = memstat_task_cgroup(p.pid, &version);
+	return p;
+}
+
+static size_t proc_of_tgid(struct tally *t, const struct tally_proc *p)
+{
+	/* threads of one process share its entry (the last few looked at) */
+	for (size_t i = t->nprocs, seen = 0; i-- > 0 && seen < 64; seen++)
+		if (t->procs[i].pid == p->pid && strcmp(t->procs[i].comm, p->comm) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+static struct task *task_slot(struct tally *t, pid_t tid)
+{
+	size_t mask = t->tasks_cap - 1;
+	for (size_t i = ((size_t)tid * 2654435761u) & mask;; i = (i + 1) & mask)
+		if (t->tasks[i].tid == tid || t->tasks[i].tid == 0)
+			return &t->tasks[i];
+}
+
+static void tasks_grow(struct tally *t)
+{
+	struct task *old = t->tasks;
+	size_t old_cap = t->tasks_cap;
+	t->tasks_cap *= 2;
+	t->tasks = xcalloc(t->tasks_cap, sizeof *t->tasks);
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].tid)
+			*task_slot(t, old[i].tid) = old[i];
+	free(old);
+}
+
+/* The thread's entry, made at its first event; NULL past the limit (or
+ * for the idle task, pid 0, whose events no process asked for). */
+static struct task *task_of(struct tally *t, pid_t tid)
+{
+	if (tid <= 0)
+		return NULL;
+	struct task *k = task_slot(t, tid);
+	if (k->tid)
+		return k;
+	if (t->ntasks >= TALLY_TASKS_MAX)
+		return NULL;
+	if ((t->ntasks + 1) * 2 > t->tasks_cap) {
+		tasks_grow(t);
+		k = task_slot(t, tid);
+	}
+	struct tally_proc p = read_proc(tid);
+	size_t proc = proc_of_tgid(t, &p);
+	if (proc == SIZE_MAX) {
+		XGROW(t->procs, t->procs_cap, t->nprocs + 1);
+		proc = t->nprocs++;
+		t->procs[proc] = p;
+	} else {
+		free(p.cgroup);
+	}
+	*k = (struct task){ .tid = tid, .proc = (uint32_t)proc };
+	t->ntasks++;
+	return k;
+}
+
+static struct tally_file *file_of(struct tally *t, dev_t dev, uint64_t ino)
+{
+	/* past the limit, only the files already kept */
+	if (t->nfiles >= TALLY_FILES_MAX && !devino_has(&t->index, dev, (ino_t)ino))
+		return NULL;
+	size_t i = devino_put(&t->index, dev, (ino_t)ino, t->nfiles);
+	if (i != DEVINO_NEW)
+		return &t->files[i];
+	XGROW(t->files, t->files_cap, t->nfiles + 1);
+	t->files[t->nfiles] = (struct tally_file){ 0 };
+	return &t->files[t->nfiles++];
+}
+
+/* Pages of [start, end) among the removed ranges, taken out of them. */
+static uint64_t take_refaults(struct tally *t, struct tally_file *f, uint64_t start, uint64_t end)
+{
+	uint64_t found = 0;
+	for (size_t i = 0; i < f->ngone;) {
+		struct range *r = &f->gone[i];
+		if (r->end <= start) {
+			i++;
+			continue;
+		}
+		if (r->start >= end)
+			break;
+		uint64_t lo = r->start > start ? r->start : start;
+		uint64_t hi = r->end < end ? r->end : end;
+		found += hi - lo;
+		if (r->start < lo && r->end > hi) {
+			/* split in two: the part after goes behind */
+			if (f->ngone < TALLY_RANGES_PER_FILE && t->ranges < TALLY_RANGES_MAX) {
+				XGROW(f->gone, f->gone_cap, f->ngone + 1);
+				r = &f->gone[i];
+				memmove(r + 2, r + 1, (f->ngone - i - 1) * sizeof *r);
+				r[1] = (struct range){ hi, r->end };
+				f->ngone++;
+				t->ranges++;
+			} else {
+				t->untracked++;
+			}
+			r->end = lo;
+			break;
+		}
+		if (r->start < lo) {
+			r->end = lo;
+			i++;
+		} else if (r->end > hi) {
+			r->start = hi;
+			break;
+		} else {
+			memmove(r, r + 1, (f->ngone - i - 1) * sizeof *r);
+			f->ngone--;
+			t->ranges--;
+		}
+	}
+	return found;
+}
+
+/* [start, end) removed: merged into the sorted ranges. */
+static void add_gone(struct tally *t, struct tally_file *f, uint64_t start, uint64_t end)
+{
+	size_t i = 0;
+	while (i < f->ngone && f->gone[i].end < start)
+		i++;
+	if (i < f->ngone && f->gone[i].start <= end) {
+		/* overlaps or touches: widen it, then swallow those it reaches */
+		struct range *r = &f->gone[i];
+		r->start = r->start < start ? r->start : start;
+		r->end = r->end > end ? r->end : end;
+		size_t j = i + 1;
+		while (j < f->ngone && f->gone[j].start <= r->end) {
+			r->end = r->end > f->gone[j].end ? r->end : f->gone[j].end;
+			j++;
+		}
+		memmove(r + 1, f->gone + j, (f->ngone - j) * sizeof *r);
+		t->ranges -= j - i - 1;
+		f->ngone -= j - i - 1;
+		return;
+	}
+	if (f->ngone >= TALLY_RANGES_PER_FILE || t->ranges >= TALLY_RANGES_MAX) {
+		t->untracked++;
+		return;
+	}
+	XGROW(f->gone, f->gone_cap, f->ngone + 1);
+	memmove(f->gone + i + 1, f->gone + i, (f->ngone - i) * sizeof *f->gone);
+	f->gone[i] = (struct range){ start, end };
+	f->ngone++;
+	t->ranges++;
+}
+
+/* pages credited to proc (index) among the file's side: kept in its slot,
+ * or in the emptiest slot's place (whose pages go to the others). */
+static void credit(struct tally_file *f, enum tally_side side, uint32_t proc, uint64_t pages)
+{
+	struct who *w = f->who[side];
+	size_t least = 0;
+	for (size_t i = 0; i < TALLY_WHO; i++) {
+		if (w[i].proc == proc + 1 || w[i].proc == 0) {
+			w[i].proc = proc + 1;
+			w[i].pages += pages;
+			return;
+		}
+		if (w[i].pages < w[least].pages)
+			least = i;
+	}
+	if (pages <= w[least].pages) {
+		f->others[side]++;
+		f->others_pages[side] += pages;
+		return;
+	}
+	f->others[side]++;
+	f->others_pages[side] += w[least].pages;
+	w[least] = (struct who){ proc + 1, pages };
+}
+
+/* The kernel's threads that free pages for memory of their own accord:
+ * kswapd, and DAMON's proactive reclaim (kdamond). */
+static bool is_reclaimer(const struct tally *t, const struct task *k)
+{
+	const char *comm = t->procs[k->proc].comm;
+	return strncmp(comm, "kswapd", 6) == 0 || strncmp(comm, "kdamond", 7) == 0;
+}
+
+void tally_event(void *ctx, const struct trace_event *ev)
+{
+	struct tally *t = ctx;
+	struct task *k = task_of(t, ev->pid);
+
+	t->events++;
+	switch (ev->kind) {
+	case TEV_RECLAIM_BEGIN:
+		if (k)
+			k->reclaim++;
+		return;
+	case TEV_RECLAIM_END:
+		if (k && k->reclaim)
+			k->reclaim--;
+		return;
+	case TEV_EXIT:
+		if (k && strcmp(t->procs[k->proc].comm, "?") == 0)
+			snprintf(t->procs[k->proc].comm, sizeof t->procs[k->proc].comm, "%s", ev->comm);
+		return;
+	case TEV_ADD:
+	case TEV_DELETE:
+		break;
+	}
+	uint64_t pages = 1ull << (ev->order < 40 ? ev->order : 0);
+	struct tally_file *f = file_of(t, ev->dev, ev->ino);
+	if (!f) {
+		t->untallied += pages;
+		return;
+	}
+	enum tally_side side = ev->kind == TEV_ADD ? TALLY_READERS : TALLY_EVICTORS;
+	if (ev->kind == TEV_ADD) {
+		f->n.added += pages;
+		f->n.refaulted += take_refaults(t, f, ev->index, ev->index + pages);
+	} else {
+		if (k && (k->reclaim || is_reclaimer(t, k)))
+			f->n.reclaimed += pages;
+		else
+			f->n.dropped += pages;
+		add_gone(t, f, ev->index, ev->index + pages);
+	}
+	if (k) {
+		credit(f, side, k->proc, pages);
+		if (side == TALLY_READERS)
+			t->procs[k->proc].added += pages;
+		else
+			t->procs[k->proc].removed += pages;
+	} else {
+		f->others[side]++;
+		f->others_pages[side] += pages;
+	}
+}
+
+const struct tally_file *tally_peek(const struct tally *t, dev_t dev, uint64_t ino)
+{
+	if (!t || !devino_has(&t->index, dev, (ino_t)ino))
+		return NULL;
+	/* there: devino_put only reads it */
+	size_t i = devino_put((struct devino_map *)&t->index, dev, (ino_t)ino, 0);
+	return i == DEVINO_NEW || i >= t->nfiles ? NULL : &t->files[i];
+}
+
+const struct tally_file *tally_find(const struct tally *t, dev_t dev, uint64_t ino)
+{
+	const struct tally_file *f = tally_peek(t, dev, ino);
+	if (f)
+		__atomic_store_n(&((struct tally_file *)f)->seen, 1, __ATOMIC_RELAXED);
+	return f;
+}
+
+bool tally_seen(const struct tally_file *f)
+{
+	return __atomic_load_n(&f->seen, __ATOMIC_RELAXED) != 0;
+}
+
+struct tally_counts tally_file_counts(const struct tally_file *f)
+{
+	return f->n;
+}
+
+const struct tally_proc *tally_who(const struct tally *t, const struct tally_file *f,
+				   enum tally_side side, size_t n, uint64_t *pages)
+{
+	/* the n-th by pages: the slots are few, each ranked by those above it */
+	const struct who *w = f->who[side];
+	for (size_t i = 0; i < TALLY_WHO; i++) {
+		if (!w[i].proc)
+			continue;
+		size_t above = 0;
+		for (size_t j = 0; j < TALLY_WHO; j++)
+			above += w[j].proc && (w[j].pages > w[i].pages ||
+					       (w[j].pages == w[i].pages && j < i));
+		if (above == n) {
+			*pages = w[i].pages;
+			return &t->procs[w[i].proc - 1];
+		}
+	}
+	return NULL;
+}
+
+void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t *procs,
+		      uint64_t *pages)
+{
+	*procs = f->others[side];
+	*pages = f->others_pages[side];
+}
+
+struct tally_counts tally_unseen(const struct tally *t, uint64_t *files)
+{
+	struct tally_counts sum = { 0 };
+	*files = 0;
+	for (size_t i = 0; i < t->nfiles; i++) {
+		const struct tally_file *f = &t->files[i];
+		if (__atomic_load_n(&f->seen, __ATOMIC_RELAXED))
+			continue;
+		(*files)++;
+		sum.added += f->n.added;
+		sum.reclaimed += f->n.reclaimed;
+		sum.dropped += f->n.dropped;
+		sum.refaulted += f->n.refaulted;
+	}
+	return sum;
+}
+
+void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_ranges)
+{
+	*untallied_pages = t->untallied;
+	*untracked_ranges = t->untracked;
+}
+
+uint64_t tally_events(const struct tally *t)
+{
+	return t->events;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* --trace's figures: the events of the trace instance summed per file
+ * (pages added, reclaimed, dropped, refaulted) and per process (who added
+ * and who removed them), in bounded memory. */
+#ifndef PAGESTAT_TRACE_TALLY_H
+#define PAGESTAT_TRACE_TALLY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "kernel/tracefs.h"
+
+/* Limits, each with what it costs (HACKING.md, the man page). */
+#define TALLY_WHO 4                  /* readers and evictors kept per file */
+#define TALLY_RANGES_PER_FILE 4096   /* ranges of removed pages per file, 16 bytes each */
+#define TALLY_RANGES_MAX (1u << 22)  /* and in all: 64 MiB */
+#define TALLY_FILES_MAX (1u << 20)   /* files: about 200 bytes each */
+#define TALLY_TASKS_MAX (1u << 16)   /* processes and threads */
+
+enum tally_side { TALLY_READERS, TALLY_EVICTORS };
+
+/* One process, as first seen (a short-lived one keeps its name). */
+struct tally_proc {
+	pid_t pid;      /* its thread group's id, or the thread's when gone */
+	char comm[16];  /* its command ("?" when it was gone before it was seen) */
+	char *cgroup;   /* its memory cgroup's path, or NULL */
+	uint64_t added, removed;
+};
+
+struct tally_counts {
+	uint64_t added, reclaimed, dropped, refaulted;
+};
+
+struct tally_file;
+struct tally;
+
+struct tally *tally_new(void);
+void tally_free(struct tally *t);
+
+/* One event of the trace (trace_read's callback; ctx: the tally). */
+void tally_event(void *ctx, const struct trace_event *ev);
+
+/* The file's figures, or NULL when the trace saw nothing of it; marks it
+ * seen (any thread may ask). */
+const struct tally_file *tally_find(const struct tally *t, dev_t dev, uint64_t ino);
+struct tally_counts tally_file_counts(const struct tally_file *f);
+
+/* The same without marking it; and whether tally_find found it. */
+const struct tally_file *tally_peek(const struct tally *t, dev_t dev, uint64_t ino);
+bool tally_seen(const struct tally_file *f);
+
+/* The n-th process (0 the most pages) that added (TALLY_READERS) or
+ * removed pages of the file, and how many; NULL past the last.  *others:
+ * the processes not kept (more than TALLY_WHO) and their pages. */
+const struct tally_proc *tally_who(const struct tally *t, const struct tally_file *f,
+				   enum tally_side side, size_t n, uint64_t *pages);
+void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t *procs,
+		      uint64_t *pages);
+
+/* The figures of the files tally_find never found (outside the walk). */
+struct tally_counts tally_unseen(const struct tally *t, uint64_t *files);
+
+/* What the tally could not keep: events of files past TALLY_FILES_MAX,
+ * removals past the ranges' limits (their refaults not counted). */
+void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_ranges);
+
+/* Events seen in all. */
+uint64_t tally_events(const struct tally *t);
+
+#endif

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* --trace: the scope (file systems and, for a few named files, inodes)
+ * found by a first pass of the inspection's source, the kernel's events
+ * recorded in a private instance for the duration, then summed per file
+ * (kernel/trace_tally.c) for the inspection that follows. */
+#include <config.h>
+
+#include "modes/trace.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel/tracefs.h"
+#include "lib/format.h"
+#include "lib/msg.h"
+#include "lib/signals.h"
+#include "lib/status.h"
+#include "lib/xalloc.h"
+
+/* Named files up to this many are filtered by inode in the kernel;
+ * beyond, or with a directory, by file system. */
+#define SCOPE_INODES_MAX 32
+#define SCOPE_DEVS_MAX 64
+/* How often the buffers are read while tracing. */
+#define READ_EVERY_NS 100000000L
+
+struct scope_file {
+	uint64_t dev, ino;
+	char *path;
+};
+
+struct scope {
+	struct scope_file *files;
+	size_t nfiles, files_cap;
+	uint64_t devs[SCOPE_DEVS_MAX];
+	size_t ndevs;
+	bool dirs;       /* a directory was walked: new files may appear */
+	bool too_many;   /* more file systems than a filter names: none */
+};
+
+struct trace {
+	struct tally *tally;
+	struct scope *scope;
+	bool whole_machine;
+};
+
+static void scope_row(struct sink *sink, const struct row *row)
+{
+	struct scope *sc = sink->state;
+	if (row->type == ROW_DIRECTORY)
+		sc->dirs = true;
+	if (row->error || row->type != ROW_FILE || !(row->stat.known & PCS_IDENTITY))
+		return;
+	uint64_t kdev = trace_kernel_dev((dev_t)row->stat.dev);
+	size_t d = 0;
+	while (d < sc->ndevs && sc->devs[d] != kdev)
+		d++;
+	if (d == sc->ndevs) {
+		if (sc->ndevs < SCOPE_DEVS_MAX)
+			sc->devs[sc->ndevs++] = kdev;
+		else
+			sc->too_many = true;
+	}
+	if (sc->nfiles >= TALLY_FILES_MAX)
+		return;
+	XGROW(sc->files, sc->files_cap, sc->nfiles + 1);
+	sc->files[sc->nfiles++] = (struct scope_file){
+		.dev = row->stat.dev,
+		.ino = row->stat.inode,
+		.path = memcpy(xcalloc(1, row->path_len + 1), row->path, row->path_len),
+	};
+}
+
+static void scope_end(struct sink *sink, const struct row *total, uint64_t errors)
+{
+	(void)sink;
+	(void)total;
+	(void)errors;
+}
+
+static void scope_free(struct scope *sc)
+{
+	if (!sc)
+		return;
+	for (size_t i = 0; i < sc->nfiles; i++)
+		free(sc->files[i].path);
+	free(sc->files);
+	free(sc);
+}
+
+static const struct sink_ops scope_ops = { .row = scope_row, .end = scope_end };
+
+struct sink *trace_scope_sink(const struct sink_config *cfg)
+{
+	struct sink *sink = xcalloc(1, sizeof *sink);
+	sink->ops = &scope_ops;
+	sink->cfg = *cfg;
+	sink->state = xcalloc(1, sizeof(struct scope));
+	return sink;
+}
+
+/* The filemap events' filter: the scope's inodes when a few files were
+ * named, else its file systems; NULL (everything) for the machine. */
+static char *scope_filter(const struct scope *sc)
+{
+	if (!sc || sc->too_many || sc->ndevs == 0)
+		return NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	bool by_inode = !sc->dirs && sc->nfiles <= SCOPE_INODES_MAX;
+	for (size_t d = 0; d < sc->ndevs; d++) {
+		fprintf(f, "%s(s_dev == %" PRIu64, d ? " || " : "", sc->devs[d]);
+		bool first = true;
+		for (size_t i = 0; by_inode && i < sc->nfiles; i++) {
+			if (trace_kernel_dev((dev_t)sc->files[i].dev) != sc->devs[d])
+				continue;
+			fprintf(f, "%si_ino == %" PRIu64, first ? " && (" : " || ",
+				      sc->files[i].ino);
+			first = false;
+		}
+		fprintf(f, "%s)", by_inode && !first ? ")" : "");
+	}
+	return fclose(f) == 0 ? text : (free(text), NULL);
+}
+
+/* Sleeps a step of the trace; false once it is over (the duration, or
+ * SIGINT or SIGTERM). */
+static bool trace_goes_on(const struct timespec *end, bool forever)
+{
+	if (signals_stop_requested())
+		return false;
+	struct timespec now, step = { 0, READ_EVERY_NS };
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!forever) {
+		int64_t left = (int64_t)(end->tv_sec - now.tv_sec) * 1000000000 +
+			       (end->tv_nsec - now.tv_nsec);
+		if (left <= 0)
+			return false;
+		if (left < READ_EVERY_NS)
+			step.tv_nsec = (long)left;
+	}
+	nanosleep(&step, NULL); /* a signal cuts it short: asked again above */
+	return !signals_stop_requested();
+}
+
+static void say_lost(const struct trace_plan *plan, uint64_t lost, uint64_t events)
+{
+	char size[FMT_BUFSIZE], more[FMT_BUFSIZE];
+	fmt_human(size, plan->buffer);
+	fmt_human(more, plan->buffer * 4);
+	msg("--trace: the kernel lost %" PRIu64 " event%s of %" PRIu64 " (its buffers, %s a CPU, "
+	    "were full): the figures are short; trace again with --trace-buffer=%s, or a "
+	    "shorter duration\n", lost, lost == 1 ? "" : "s", lost + events, size, more);
+}
+
+static void say_limits(const struct tally *t)
+{
+	uint64_t untallied, untracked;
+	tally_limits_hit(t, &untallied, &untracked);
+	if (untallied)
+		msg("--trace: more than %u files moved: %" PRIu64 " pages of the others are not "
+		    "counted per file\n", TALLY_FILES_MAX, untallied);
+	if (untracked)
+		msg("--trace: %" PRIu64 " removed ranges were past the refault limit (%u a file, "
+		    "%u in all): their refaults are not counted\n", untracked,
+		    TALLY_RANGES_PER_FILE, TALLY_RANGES_MAX);
+}
+
+struct trace *trace_record(const struct trace_plan *plan, struct sink *scope, int *status)
+{
+	struct trace *tr = xcalloc(1, sizeof *tr);
+	char why[1024];
+	unsigned stale = 0;
+
+	tr->whole_machine = plan->whole_machine;
+	if (scope) {
+		tr->scope = scope->state;
+		scope->state = NULL;
+		free(scope);
+	}
+	char *filter = plan->whole_machine ? NULL : scope_filter(tr->scope);
+	struct trace_config cfg = { .filter = filter, .buffer_kib = (plan->buffer + 1023) / 1024 };
+	struct trace_session *s = trace_open(&cfg, &stale, why, sizeof why);
+	free(filter);
+	if (stale && !plan->quiet)
+		msg("--trace: removed %u trace instance%s left by pagestat runs that were killed\n",
+		    stale, stale == 1 ? "" : "s");
+	if (!s) {
+		msg("--trace: %s\n", why);
+		trace_free(tr);
+		*status = STATUS_FATAL;
+		return NULL;
+	}
+	tr->tally = tally_new();
+	if (!plan->quiet && isatty(STDERR_FILENO)) {
+		if (plan->seconds > 0)
+			msg("--trace: tracing for %g s (Ctrl-C ends it sooner)\n", plan->seconds);
+		else
+			msg("--trace: tracing until Ctrl-C (SIGINT) or SIGTERM\n");
+	}
+	struct timespec end;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += (time_t)plan->seconds;
+	end.tv_nsec += (long)((plan->seconds - (double)(time_t)plan->seconds) * 1e9);
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	bool read_ok = true;
+	while (read_ok && trace_goes_on(&end, plan->seconds <= 0))
+		read_ok = trace_read(s, tally_event, tr->tally);
+	int err = errno;
+	read_ok = read_ok && trace_read(s, tally_event, tr->tally);
+	uint64_t lost = trace_lost(s);
+	trace_close(s);
+	*status = STATUS_OK;
+	if (!read_ok) {
+		msg("--trace: cannot read the trace buffers: %s\n", strerror(err ? err : errno));
+		*status = STATUS_SOME_FAILED;
+	}
+	if (lost) {
+		say_lost(plan, lost, tally_events(tr->tally));
+		*status = STATUS_SOME_FAILED;
+	}
+	say_limits(tr->tally);
+	return tr;
+}
+
+const struct tally *trace_tally(const struct trace *tr)
+{
+	return tr->tally;
+}
+
+static void add_counts(struct pagecache_stat *st, const struct tally_counts *n)
+{
+	st->added += n->added;
+	st->reclaimed += n->reclaimed;
+	st->dropped += n->dropped;
+	st->removed += n->reclaimed + n->dropped;
+	st->refaulted += n->refaulted;
+}
+
+/* A row of figures of the trace alone (the cache's state unknown). */
+static bool motion_row(struct sink *sink, const char *path, const struct tally *t,
+		       const struct tally_file *f, const struct tally_counts *n, uint64_t files,
+		       struct pagecache_stat *total)
+{
+	struct row row = { .path = path, .path_len = strlen(path), .type = ROW_UNKNOWN,
+			   .files = files };
+	row.stat.tally = t;
+	row.stat.traced = f;
+	add_counts(&row.stat, n);
+	add_counts(total, n);
+	return sink_row(sink, &row);
+}
+
+bool trace_after_rows(const struct trace *tr, struct sink *sink, struct pagecache_stat *total)
+{
+	if (tr->whole_machine) {
+		uint64_t files;
+		struct tally_counts n = tally_unseen(tr->tally, &files);
+		if (!files)
+			return true;
+		return motion_row(sink, "(outside the walked files)", tr->tally, NULL, &n, files,
+				  total);
+	}
+	for (size_t i = 0; tr->scope && i < tr->scope->nfiles; i++) {
+		const struct scope_file *sf = &tr->scope->files[i];
+		const struct tally_file *f = tally_peek(tr->tally, (dev_t)sf->dev, sf->ino);
+		/* the inspection found it under that identity: no replacement */
+		if (!f || tally_seen(f))
+			continue;
+		struct tally_counts n = tally_file_counts(f);
+		msg("--trace: %s was replaced or removed during the trace: its motion is in a row of "
+		    "its own, under its old identity\n", sf->path);
+		if (!motion_row(sink, sf->path, tr->tally, f, &n, 1, total))
+			return false;
+	}
+	return true;
+}
+
+void trace_free(struct trace *tr)
+{
+	if (!tr)
+		return;
+	tally_free(tr->tally);
+	scope_free(tr->scope);
+	free(tr);
+}
