@@ -3,7 +3,8 @@
  * is "reclaimed" when the kernel freed the page for memory (kswapd, or a
  * task between a vmscan reclaim begin and end), else "dropped" (fadvise,
  * truncate, unlink, an evict); an addition of pages this trace saw
- * removed is a refault, told by the removed ranges kept per file. */
+ * removed is a refault, told by the removed pages kept per file: a bit a
+ * page, in chunks of 4096 pages made where pages were removed. */
 #include <config.h>
 
 #include "kernel/trace_tally.h"
@@ -17,8 +18,11 @@
 #include "lib/devino.h"
 #include "lib/xalloc.h"
 
-struct range {
-	uint64_t start, end; /* pages [start, end) */
+/* The removed pages of one stretch of a file, a bit a page. */
+#define CHUNK_PAGES 4096
+struct chunk {
+	uint64_t base; /* the stretch's first page / CHUNK_PAGES */
+	uint64_t bits[CHUNK_PAGES / 64];
 };
 
 struct who {
@@ -29,9 +33,11 @@ struct who {
 struct tally_file {
 	struct tally_counts n;
 	struct who who[2][TALLY_WHO];
+	/* the processes not kept: a bit a process (by a hash of its index),
+	 * which counts them exactly until two share a bit */
 	uint64_t others[2], others_pages[2];
-	struct range *gone; /* removed and not added again, sorted, disjoint */
-	size_t ngone, gone_cap;
+	struct chunk *chunks; /* pages removed and not added again, by stretch */
+	size_t nchunks, chunks_cap;
 	int seen; /* tally_find found it (atomic: -j's threads ask) */
 };
 
@@ -50,7 +56,7 @@ struct tally {
 	size_t ntasks, tasks_cap;
 	struct tally_proc *procs;
 	size_t nprocs, procs_cap;
-	uint64_t ranges, events, untallied, untracked;
+	uint64_t nchunks, events, untallied, untracked;
 };
 
 struct tally *tally_new(void)
@@ -66,7 +72,7 @@ void tally_free(struct tally *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nfiles; i++)
-		free(t->files[i].gone);
+		free(t->files[i].chunks);
 	for (size_t i = 0; i < t->nprocs; i++)
 		free(t->procs[i].cgroup);
 	devino_free(&t->index);
@@ -174,81 +180,65 @@ static struct tally_file *file_of(struct tally *t, dev_t dev, uint64_t ino)
 	return &t->files[t->nfiles++];
 }
 
-/* Pages of [start, end) among the removed ranges, taken out of them. */
+/* The chunk of the file's removed pages that holds page index >> 12, made
+ * when make (NULL past TALLY_CHUNKS_MAX); the chunks sorted by base. */
+static struct chunk *chunk_at(struct tally *t, struct tally_file *f, uint64_t base, bool make)
+{
+	size_t lo = 0, hi = f->nchunks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->chunks[mid].base < base)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->nchunks && f->chunks[lo].base == base)
+		return &f->chunks[lo];
+	if (!make || t->nchunks >= TALLY_CHUNKS_MAX)
+		return NULL;
+	XGROW(f->chunks, f->chunks_cap, f->nchunks + 1);
+	memmove(f->chunks + lo + 1, f->chunks + lo, (f->nchunks - lo) * sizeof *f->chunks);
+	f->chunks[lo] = (struct chunk){ .base = base };
+	f->nchunks++;
+	t->nchunks++;
+	return &f->chunks[lo];
+}
+
+/* Pages of [start, end) that this trace saw removed, forgotten as they
+ * come back: the refaults. */
 static uint64_t take_refaults(struct tally *t, struct tally_file *f, uint64_t start, uint64_t end)
 {
 	uint64_t found = 0;
-	for (size_t i = 0; i < f->ngone;) {
-		struct range *r = &f->gone[i];
-		if (r->end <= start) {
-			i++;
+	struct chunk *c = NULL;
+	for (uint64_t p = start; p < end && f->nchunks; p++) {
+		if (!c || c->base != p / CHUNK_PAGES)
+			c = chunk_at(t, f, p / CHUNK_PAGES, false);
+		if (!c) {
+			p = (p / CHUNK_PAGES + 1) * CHUNK_PAGES - 1; /* none in this chunk */
 			continue;
 		}
-		if (r->start >= end)
-			break;
-		uint64_t lo = r->start > start ? r->start : start;
-		uint64_t hi = r->end < end ? r->end : end;
-		found += hi - lo;
-		if (r->start < lo && r->end > hi) {
-			/* split in two: the part after goes behind */
-			if (f->ngone < TALLY_RANGES_PER_FILE && t->ranges < TALLY_RANGES_MAX) {
-				XGROW(f->gone, f->gone_cap, f->ngone + 1);
-				r = &f->gone[i];
-				memmove(r + 2, r + 1, (f->ngone - i - 1) * sizeof *r);
-				r[1] = (struct range){ hi, r->end };
-				f->ngone++;
-				t->ranges++;
-			} else {
-				t->untracked++;
-			}
-			r->end = lo;
-			break;
-		}
-		if (r->start < lo) {
-			r->end = lo;
-			i++;
-		} else if (r->end > hi) {
-			r->start = hi;
-			break;
-		} else {
-			memmove(r, r + 1, (f->ngone - i - 1) * sizeof *r);
-			f->ngone--;
-			t->ranges--;
+		uint64_t *word = &c->bits[(p % CHUNK_PAGES) / 64], bit = 1ull << (p % 64);
+		if (*word & bit) {
+			*word &= ~bit;
+			found++;
 		}
 	}
 	return found;
 }
 
-/* [start, end) removed: merged into the sorted ranges. */
+/* [start, end) removed: each page's bit set. */
 static void add_gone(struct tally *t, struct tally_file *f, uint64_t start, uint64_t end)
 {
-	size_t i = 0;
-	while (i < f->ngone && f->gone[i].end < start)
-		i++;
-	if (i < f->ngone && f->gone[i].start <= end) {
-		/* overlaps or touches: widen it, then swallow those it reaches */
-		struct range *r = &f->gone[i];
-		r->start = r->start < start ? r->start : start;
-		r->end = r->end > end ? r->end : end;
-		size_t j = i + 1;
-		while (j < f->ngone && f->gone[j].start <= r->end) {
-			r->end = r->end > f->gone[j].end ? r->end : f->gone[j].end;
-			j++;
+	struct chunk *c = NULL;
+	for (uint64_t p = start; p < end; p++) {
+		if (!c || c->base != p / CHUNK_PAGES)
+			c = chunk_at(t, f, p / CHUNK_PAGES, true);
+		if (!c) {
+			t->untracked += end - p;
+			return;
 		}
-		memmove(r + 1, f->gone + j, (f->ngone - j) * sizeof *r);
-		t->ranges -= j - i - 1;
-		f->ngone -= j - i - 1;
-		return;
+		c->bits[(p % CHUNK_PAGES) / 64] |= 1ull << (p % 64);
 	}
-	if (f->ngone >= TALLY_RANGES_PER_FILE || t->ranges >= TALLY_RANGES_MAX) {
-		t->untracked++;
-		return;
-	}
-	XGROW(f->gone, f->gone_cap, f->ngone + 1);
-	memmove(f->gone + i + 1, f->gone + i, (f->ngone - i) * sizeof *f->gone);
-	f->gone[i] = (struct range){ start, end };
-	f->ngone++;
-	t->ranges++;
 }
 
 /* pages credited to proc (index) among the file's side: kept in its slot,
@@ -267,11 +257,11 @@ static void credit(struct tally_file *f, enum tally_side side, uint32_t proc, ui
 			least = i;
 	}
 	if (pages <= w[least].pages) {
-		f->others[side]++;
+		f->others[side] |= 1ull << ((proc * 2654435761u) % 64);
 		f->others_pages[side] += pages;
 		return;
 	}
-	f->others[side]++;
+	f->others[side] |= 1ull << (((w[least].proc - 1) * 2654435761u) % 64);
 	f->others_pages[side] += w[least].pages;
 	w[least] = (struct who){ proc + 1, pages };
 }
@@ -331,7 +321,7 @@ void tally_event(void *ctx, const struct trace_event *ev)
 		else
 			t->procs[k->proc].removed += pages;
 	} else {
-		f->others[side]++;
+		f->others[side] |= 1; /* past the limit of processes: one bit for them all */
 		f->others_pages[side] += pages;
 	}
 }
@@ -386,7 +376,7 @@ const struct tally_proc *tally_who(const struct tally *t, const struct tally_fil
 void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t *procs,
 		      uint64_t *pages)
 {
-	*procs = f->others[side];
+	*procs = (uint64_t)__builtin_popcountll(f->others[side]);
 	*pages = f->others_pages[side];
 }
 
@@ -407,10 +397,10 @@ struct tally_counts tally_unseen(const struct tally *t, uint64_t *files)
 	return sum;
 }
 
-void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_ranges)
+void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages)
 {
 	*untallied_pages = t->untallied;
-	*untracked_ranges = t->untracked;
+	*untracked_pages = t->untracked;
 }
 
 uint64_t tally_events(const struct tally *t)

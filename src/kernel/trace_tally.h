@@ -14,8 +14,7 @@
 
 /* Limits, each with what it costs (HACKING.md, the man page). */
 #define TALLY_WHO 4                  /* readers and evictors kept per file */
-#define TALLY_RANGES_PER_FILE 4096   /* ranges of removed pages per file, 16 bytes each */
-#define TALLY_RANGES_MAX (1u << 22)  /* and in all: 64 MiB */
+#define TALLY_CHUNKS_MAX (1u << 17)  /* removed pages kept: 520 bytes a 4096 pages, 65 MiB */
 #define TALLY_FILES_MAX (1u << 20)   /* files: about 200 bytes each */
 #define TALLY_TASKS_MAX (1u << 16)   /* processes and threads */
 
@@ -53,7 +52,8 @@ bool tally_seen(const struct tally_file *f);
 
 /* The n-th process (0 the most pages) that added (TALLY_READERS) or
  * removed pages of the file, and how many; NULL past the last.  *others:
- * the processes not kept (more than TALLY_WHO) and their pages. */
+ * how many processes were not kept (more than TALLY_WHO; exact but for
+ * a rare collision, a floor past a few dozen) and their pages. */
 const struct tally_proc *tally_who(const struct tally *t, const struct tally_file *f,
 				   enum tally_side side, size_t n, uint64_t *pages);
 void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t *procs,
@@ -62,9 +62,9 @@ void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t
 /* The figures of the files tally_find never found (outside the walk). */
 struct tally_counts tally_unseen(const struct tally *t, uint64_t *files);
 
-/* What the tally could not keep: events of files past TALLY_FILES_MAX,
- * removals past the ranges' limits (their refaults not counted). */
-void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_ranges);
+/* What the tally could not keep: pages of files past TALLY_FILES_MAX,
+ * removed pages past TALLY_CHUNKS_MAX (their refaults not counted). */
+void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages);
 
 /* Events seen in all. */
 uint64_t tally_events(const struct tally *t);

@@ -169,9 +169,9 @@ static void say_limits(const struct tally *t)
 		msg("--trace: more than %u files moved: %" PRIu64 " pages of the others are not "
 		    "counted per file\n", TALLY_FILES_MAX, untallied);
 	if (untracked)
-		msg("--trace: %" PRIu64 " removed ranges were past the refault limit (%u a file, "
-		    "%u in all): their refaults are not counted\n", untracked,
-		    TALLY_RANGES_PER_FILE, TALLY_RANGES_MAX);
+		msg("--trace: %" PRIu64 " removed pages were past what is kept to tell refaults "
+		    "(%u stretches of 4096 pages, 65 MiB): their refaults are not counted\n",
+		    untracked, TALLY_CHUNKS_MAX);
 }
 
 struct trace *trace_record(const struct trace_plan *plan, struct sink *scope, int *status)
