@@ -94,12 +94,14 @@ static struct tally_proc read_proc(pid_t tid)
 	if (!in)
 		return p;
 	while (fgets(line, sizeof line, in)) {
-		long tgid;
+		char *end;
 		if (strncmp(line, "Name:\t", 6) == 0) {
 			line[strcspn(line, "\n")] = '\0';
 			snprintf(p.comm, sizeof p.comm, "%.15s", line + 6);
-		} else if (sscanf(line, "Tgid: %ld", &tgid) == 1) {
-			p.pid = (pid_t)tgid;
+		} else if (strncmp(line, "Tgid:", 5) == 0) {
+			long tgid = strtol(line + 5, &end, 10);
+			if (end != line + 5 && tgid > 0)
+				p.pid = (pid_t)tgid;
 			break;
 		}
 	}
@@ -364,7 +366,7 @@ const struct tally_proc *tally_who(const struct tally *t, const struct tally_fil
 		size_t above = 0;
 		for (size_t j = 0; j < TALLY_WHO; j++)
 			above += w[j].proc && (w[j].pages > w[i].pages ||
-					       (w[j].pages == w[i].pages && j < i));
+					       (j < i && w[j].pages == w[i].pages));
 		if (above == n) {
 			*pages = w[i].pages;
 			return &t->procs[w[i].proc - 1];

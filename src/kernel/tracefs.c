@@ -466,12 +466,12 @@ static int count_lost(void *arg)
 		if (!text)
 			continue;
 		/* "overrun: N" (overwritten) and "dropped events: N" (refused) */
+		static const char *const keys[] = { "overrun:", "dropped events:" };
 		for (char *line = text; line && *line; line = strchr(line, '\n')) {
 			line += *line == '\n';
-			unsigned long long n;
-			if (sscanf(line, "overrun: %llu", &n) == 1 ||
-			    sscanf(line, "dropped events: %llu", &n) == 1)
-				l->lost += n;
+			for (size_t k = 0; k < 2; k++)
+				if (strncmp(line, keys[k], strlen(keys[k])) == 0)
+					l->lost += strtoull(line + strlen(keys[k]), NULL, 10);
 		}
 		free(text);
 	}
