@@ -605,6 +605,13 @@ static bool lists_stdin_twice(const struct options *opts, const struct options_s
 	return false;
 }
 
+static bool trace_duration_with_interval(const struct options *opts,
+					 const struct options_state *st)
+{
+	(void)st;
+	return opts->interval > 0 && opts->trace_seconds > 0;
+}
+
 /* ---- the rules --------------------------------------------------------- */
 
 #define NEEDS_FILE " needs a FILE (or --files0-from or --pid): it does not act on the " \
@@ -666,9 +673,12 @@ const struct opt_rule option_rules[] = {
 	  .message = "--trace cannot be combined with --evict, --warm, --warm-from or --lock: it "
 		     "records what others do to the cache (run the action in another pagestat "
 		     "while one traces)" },
-	{ RULE_EXCLUDES, OPT_TRACE, { 'i', OPT_BROWSE },
-	  .message = "--trace cannot be combined with -i/--interval or --browse yet: it records "
-		     "for DURATION, then shows one inspection" },
+	{ RULE_EXCLUDES, OPT_TRACE, { OPT_BROWSE },
+	  .message = "--trace cannot be combined with --browse yet: it records for DURATION, then "
+		     "shows one inspection" },
+	{ RULE_CHECK, OPT_TRACE, .broken = trace_duration_with_interval,
+	  .message = "--trace with -i/--interval takes no DURATION: it traces until interrupted "
+		     "(or --count samples), each sample the motion since the one before" },
 	{ RULE_NEEDS, OPT_CHARGED, { OPT_CGROUP },
 	  .message = "--charged needs --cgroup: it counts the pages charged to that cgroup" },
 	/* operands, --files0-from's and --pid's values: what is named */

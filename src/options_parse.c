@@ -476,6 +476,10 @@ static void derive(struct options *opts, const struct options_state *st)
 /* What the options given leave to defaults, once they hold together. */
 static void settle(struct options *opts)
 {
+	/* --trace: the files that moved the most first (with -i, as top(1)
+	 * shows the busiest), where an order is asked or needed */
+	if (opts->trace && opts->sort_key < 0 && (opts->top || opts->system || opts->interval))
+		opts->sort_key = COL_ADDED;
 	if (opts->top && opts->sort_key < 0)
 		opts->sort_key = COL_CACHED;
 	if (opts->system) {

@@ -236,13 +236,19 @@ static int record_trace(struct run *run)
 		.buffer = opts->trace_buffer,
 		.whole_machine = opts->system,
 		.quiet = opts->quiet,
+		/* Prometheus's counters count from the start, for rate() */
+		.per_sample = opts->interval > 0 && opts->format != FORMAT_PROMETHEUS,
 	};
 	int status;
 	signals_catch(true); /* SIGINT and SIGTERM end the trace, not the run */
-	run->trace = trace_record(&plan, scope, &status);
-	if (run->trace)
-		run->req.measure.trace = trace_tally(run->trace);
-	return status;
+	run->trace = trace_start(&plan, scope, &status);
+	if (!run->trace)
+		return status;
+	run->req.measure.trace = trace_tally(run->trace);
+	if (opts->interval)
+		return status; /* -i's samples follow it (watch_samples) */
+	trace_follow(run->trace, opts->trace_seconds);
+	return trace_stop(run->trace);
 }
 
 /* One inspection of everything asked: rows out, the total last.  With
@@ -314,9 +320,15 @@ static int inspect_to_output(struct run *run, struct watch *watch, struct outcom
  * judged on the last sample. */
 static int watch_samples(struct run *run, struct outcome *outcome)
 {
-	struct watch *watch = watch_new(run->opts->interval, run->opts->count);
 	int status = STATUS_OK;
 	bool failed = false;
+	/* --trace: each sample is of the motion since the one before, the
+	 * first after one interval of it; the waits read the events */
+	if (run->trace && !trace_follow(run->trace, run->opts->interval))
+		return trace_stop(run->trace);
+	struct watch *watch = watch_new(run->opts->interval, run->opts->count);
+	if (run->trace)
+		watch_wait_with(watch, trace_follow_until, run->trace);
 
 	/* --lock: each later sample is a pass that follows the files */
 	struct lock_set *locks = run->req.locks;
@@ -325,7 +337,11 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 	while (watch_begin_sample(watch)) {
 		if (locks)
 			lock_sample_begin(locks, first);
+		bool lost = run->trace && trace_sample(run->trace) != STATUS_OK;
 		status = inspect_to_output(run, watch, outcome);
+		if (run->trace)
+			trace_sample_done(run->trace);
+		failed |= lost;
 		bool held = !locks || lock_sample_end(locks, first, status == STATUS_FATAL);
 		if (status == STATUS_FATAL || !held)
 			break;
@@ -335,6 +351,8 @@ static int watch_samples(struct run *run, struct outcome *outcome)
 			break;
 	}
 	watch_free(watch);
+	if (run->trace && trace_stop(run->trace) != STATUS_OK)
+		failed = true;
 	return failed && status != STATUS_FATAL ? STATUS_SOME_FAILED : status;
 }
 

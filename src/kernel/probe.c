@@ -522,7 +522,7 @@ static void probe_traced(const struct tally *t, const struct stat *st,
 	stat->traced = f;
 	if (!f)
 		return;
-	struct tally_counts n = tally_file_counts(f);
+	struct tally_counts n = tally_file_counts(t, f);
 	stat->added = n.added;
 	stat->reclaimed = n.reclaimed;
 	stat->dropped = n.dropped;

@@ -32,6 +32,7 @@ struct who {
 
 struct tally_file {
 	struct tally_counts n;
+	struct tally_counts prev; /* -i: n at the previous sample */
 	struct who who[2][TALLY_WHO];
 	/* the processes not kept: a bit a process (by a hash of its index),
 	 * which counts them exactly until two share a bit */
@@ -57,6 +58,7 @@ struct tally {
 	struct tally_proc *procs;
 	size_t nprocs, procs_cap;
 	uint64_t nchunks, events, untallied, untracked;
+	bool per_sample; /* -i: counts since the previous sample, not since the start */
 };
 
 struct tally *tally_new(void)
@@ -350,9 +352,29 @@ bool tally_seen(const struct tally_file *f)
 	return __atomic_load_n(&f->seen, __ATOMIC_RELAXED) != 0;
 }
 
-struct tally_counts tally_file_counts(const struct tally_file *f)
+struct tally_counts tally_file_counts(const struct tally *t, const struct tally_file *f)
 {
-	return f->n;
+	if (!t->per_sample)
+		return f->n;
+	return (struct tally_counts){
+		.added = f->n.added - f->prev.added,
+		.reclaimed = f->n.reclaimed - f->prev.reclaimed,
+		.dropped = f->n.dropped - f->prev.dropped,
+		.refaulted = f->n.refaulted - f->prev.refaulted,
+	};
+}
+
+void tally_per_sample(struct tally *t)
+{
+	t->per_sample = true;
+}
+
+void tally_next_sample(struct tally *t)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		t->files[i].prev = t->files[i].n;
+		t->files[i].seen = 0;
+	}
 }
 
 const struct tally_proc *tally_who(const struct tally *t, const struct tally_file *f,
@@ -390,11 +412,14 @@ struct tally_counts tally_unseen(const struct tally *t, uint64_t *files)
 		const struct tally_file *f = &t->files[i];
 		if (__atomic_load_n(&f->seen, __ATOMIC_RELAXED))
 			continue;
+		struct tally_counts n = tally_file_counts(t, f);
+		if (!n.added && !n.reclaimed && !n.dropped)
+			continue; /* nothing in this sample */
 		(*files)++;
-		sum.added += f->n.added;
-		sum.reclaimed += f->n.reclaimed;
-		sum.dropped += f->n.dropped;
-		sum.refaulted += f->n.refaulted;
+		sum.added += n.added;
+		sum.reclaimed += n.reclaimed;
+		sum.dropped += n.dropped;
+		sum.refaulted += n.refaulted;
 	}
 	return sum;
 }

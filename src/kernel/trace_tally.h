@@ -44,7 +44,11 @@ void tally_event(void *ctx, const struct trace_event *ev);
 /* The file's figures, or NULL when the trace saw nothing of it; marks it
  * seen (any thread may ask). */
 const struct tally_file *tally_find(const struct tally *t, dev_t dev, uint64_t ino);
-struct tally_counts tally_file_counts(const struct tally_file *f);
+/* Its counts since the trace began, or with tally_per_sample since the
+ * previous tally_next_sample (the readers and evictors: since it began). */
+struct tally_counts tally_file_counts(const struct tally *t, const struct tally_file *f);
+void tally_per_sample(struct tally *t);
+void tally_next_sample(struct tally *t);
 
 /* The same without marking it; and whether tally_find found it. */
 const struct tally_file *tally_peek(const struct tally *t, dev_t dev, uint64_t ino);

@@ -32,6 +32,7 @@
 struct scope_file {
 	uint64_t dev, ino;
 	char *path;
+	bool told; /* its replacement was said */
 };
 
 struct scope {
@@ -44,9 +45,12 @@ struct scope {
 };
 
 struct trace {
+	struct trace_plan plan;
+	struct trace_session *session; /* NULL once stopped */
 	struct tally *tally;
 	struct scope *scope;
-	bool whole_machine;
+	uint64_t lost_told; /* events lost, as said so far */
+	int read_errno;     /* why the buffers could not be read, or 0 */
 };
 
 static void scope_row(struct sink *sink, const struct row *row)
@@ -131,24 +135,29 @@ static char *scope_filter(const struct scope *sc)
 	return fclose(f) == 0 ? text : (free(text), NULL);
 }
 
-/* Sleeps a step of the trace; false once it is over (the duration, or
- * SIGINT or SIGTERM). */
-static bool trace_goes_on(const struct timespec *end, bool forever)
+/* Reads the buffers every step until deadline (NULL: until a signal);
+ * false when a signal ended it or the buffers could not be read. */
+static bool follow(struct trace *tr, const struct timespec *deadline)
 {
-	if (signals_stop_requested())
-		return false;
-	struct timespec now, step = { 0, READ_EVERY_NS };
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!forever) {
-		int64_t left = (int64_t)(end->tv_sec - now.tv_sec) * 1000000000 +
-			       (end->tv_nsec - now.tv_nsec);
-		if (left <= 0)
+	for (;;) {
+		if (!trace_read(tr->session, tally_event, tr->tally)) {
+			tr->read_errno = errno;
 			return false;
-		if (left < READ_EVERY_NS)
-			step.tv_nsec = (long)left;
+		}
+		if (signals_stop_requested())
+			return false;
+		struct timespec now, step = { 0, READ_EVERY_NS };
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (deadline) {
+			int64_t left = (int64_t)(deadline->tv_sec - now.tv_sec) * 1000000000 +
+				       (deadline->tv_nsec - now.tv_nsec);
+			if (left <= 0)
+				return true;
+			if (left < READ_EVERY_NS)
+				step.tv_nsec = (long)left;
+		}
+		nanosleep(&step, NULL); /* a signal cuts it short: asked again above */
 	}
-	nanosleep(&step, NULL); /* a signal cuts it short: asked again above */
-	return !signals_stop_requested();
 }
 
 static void say_lost(const struct trace_plan *plan, uint64_t lost, uint64_t events)
@@ -174,13 +183,13 @@ static void say_limits(const struct tally *t)
 		    untracked, TALLY_CHUNKS_MAX);
 }
 
-struct trace *trace_record(const struct trace_plan *plan, struct sink *scope, int *status)
+struct trace *trace_start(const struct trace_plan *plan, struct sink *scope, int *status)
 {
 	struct trace *tr = xcalloc(1, sizeof *tr);
 	char why[1024];
 	unsigned stale = 0;
 
-	tr->whole_machine = plan->whole_machine;
+	tr->plan = *plan;
 	if (scope) {
 		tr->scope = scope->state;
 		scope->state = NULL;
@@ -188,50 +197,90 @@ struct trace *trace_record(const struct trace_plan *plan, struct sink *scope, in
 	}
 	char *filter = plan->whole_machine ? NULL : scope_filter(tr->scope);
 	struct trace_config cfg = { .filter = filter, .buffer_kib = (plan->buffer + 1023) / 1024 };
-	struct trace_session *s = trace_open(&cfg, &stale, why, sizeof why);
+	tr->session = trace_open(&cfg, &stale, why, sizeof why);
 	free(filter);
 	if (stale && !plan->quiet)
 		msg("--trace: removed %u trace instance%s left by pagestat runs that were killed\n",
 		    stale, stale == 1 ? "" : "s");
-	if (!s) {
+	if (!tr->session) {
 		msg("--trace: %s\n", why);
 		trace_free(tr);
 		*status = STATUS_FATAL;
 		return NULL;
 	}
 	tr->tally = tally_new();
-	if (!plan->quiet && isatty(STDERR_FILENO)) {
-		if (plan->seconds > 0)
-			msg("--trace: tracing for %g s (Ctrl-C ends it sooner)\n", plan->seconds);
-		else
-			msg("--trace: tracing until Ctrl-C (SIGINT) or SIGTERM\n");
-	}
+	if (plan->per_sample)
+		tally_per_sample(tr->tally);
+	if (!plan->quiet && isatty(STDERR_FILENO) && !plan->per_sample)
+		msg(plan->seconds > 0 ? "--trace: tracing for %g s (Ctrl-C ends it sooner)\n"
+				      : "--trace: tracing until Ctrl-C (SIGINT) or SIGTERM\n",
+		    plan->seconds);
+	*status = STATUS_OK;
+	return tr;
+}
+
+bool trace_follow(struct trace *tr, double seconds)
+{
 	struct timespec end;
 	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += (time_t)plan->seconds;
-	end.tv_nsec += (long)((plan->seconds - (double)(time_t)plan->seconds) * 1e9);
+	end.tv_sec += (time_t)seconds;
+	end.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
 	if (end.tv_nsec >= 1000000000) {
 		end.tv_sec++;
 		end.tv_nsec -= 1000000000;
 	}
-	bool read_ok = true;
-	while (read_ok && trace_goes_on(&end, plan->seconds <= 0))
-		read_ok = trace_read(s, tally_event, tr->tally);
-	int err = errno;
-	read_ok = read_ok && trace_read(s, tally_event, tr->tally);
-	uint64_t lost = trace_lost(s);
-	trace_close(s);
-	*status = STATUS_OK;
-	if (!read_ok) {
-		msg("--trace: cannot read the trace buffers: %s\n", strerror(err ? err : errno));
-		*status = STATUS_SOME_FAILED;
+	return follow(tr, seconds > 0 ? &end : NULL);
+}
+
+bool trace_follow_until(void *arg, const struct timespec *deadline)
+{
+	return follow(arg, deadline);
+}
+
+/* What was lost since last told: said, status 1. */
+static int tell_lost(struct trace *tr)
+{
+	uint64_t lost = trace_lost(tr->session);
+	if (lost <= tr->lost_told)
+		return STATUS_OK;
+	say_lost(&tr->plan, lost - tr->lost_told, tally_events(tr->tally));
+	tr->lost_told = lost;
+	return STATUS_SOME_FAILED;
+}
+
+int trace_sample(struct trace *tr)
+{
+	if (!tr->session)
+		return STATUS_OK;
+	bool read = trace_read(tr->session, tally_event, tr->tally);
+	int status = tell_lost(tr);
+	if (!read && !tr->read_errno)
+		tr->read_errno = errno;
+	return status;
+}
+
+void trace_sample_done(struct trace *tr)
+{
+	tally_next_sample(tr->tally);
+}
+
+int trace_stop(struct trace *tr)
+{
+	int status = STATUS_OK;
+	if (!tr->session)
+		return status;
+	if (!trace_read(tr->session, tally_event, tr->tally) && !tr->read_errno)
+		tr->read_errno = errno;
+	if (tr->read_errno) {
+		msg("--trace: cannot read the trace buffers: %s\n", strerror(tr->read_errno));
+		status = STATUS_SOME_FAILED;
 	}
-	if (lost) {
-		say_lost(plan, lost, tally_events(tr->tally));
-		*status = STATUS_SOME_FAILED;
-	}
+	if (tell_lost(tr) != STATUS_OK)
+		status = STATUS_SOME_FAILED;
+	trace_close(tr->session);
+	tr->session = NULL;
 	say_limits(tr->tally);
-	return tr;
+	return status;
 }
 
 const struct tally *trace_tally(const struct trace *tr)
@@ -264,7 +313,7 @@ static bool motion_row(struct sink *sink, const char *path, const struct tally *
 
 bool trace_after_rows(const struct trace *tr, struct sink *sink, struct pagecache_stat *total)
 {
-	if (tr->whole_machine) {
+	if (tr->plan.whole_machine) {
 		uint64_t files;
 		struct tally_counts n = tally_unseen(tr->tally, &files);
 		if (!files)
@@ -278,9 +327,11 @@ bool trace_after_rows(const struct trace *tr, struct sink *sink, struct pagecach
 		/* the inspection found it under that identity: no replacement */
 		if (!f || tally_seen(f))
 			continue;
-		struct tally_counts n = tally_file_counts(f);
-		msg("--trace: %s was replaced or removed during the trace: its motion is in a row of "
-		    "its own, under its old identity\n", sf->path);
+		struct tally_counts n = tally_file_counts(tr->tally, f);
+		if (!sf->told)
+			msg("--trace: %s was replaced or removed during the trace: its motion is in a "
+			    "row of its own, under its old identity\n", sf->path);
+		((struct scope_file *)sf)->told = true;
 		if (!motion_row(sink, sf->path, tr->tally, f, &n, 1, total))
 			return false;
 	}
@@ -291,6 +342,7 @@ void trace_free(struct trace *tr)
 {
 	if (!tr)
 		return;
+	trace_close(tr->session);
 	tally_free(tr->tally);
 	scope_free(tr->scope);
 	free(tr);

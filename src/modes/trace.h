@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "kernel/trace_tally.h"
 #include "output/sink.h"
@@ -17,6 +18,7 @@ struct trace_plan {
 	uint64_t buffer;     /* bytes of each CPU's buffer */
 	bool whole_machine;  /* --system: no filter, a row for what the walk did not find */
 	bool quiet;          /* -q */
+	bool per_sample;     /* -i: each sample's counts since the one before */
 };
 
 /* A sink that notes the file systems (and, for a few named files, the
@@ -26,12 +28,29 @@ struct sink *trace_scope_sink(const struct sink_config *cfg);
 
 struct trace;
 
-/* The motion recorded: the trace instance made (told on failure, with
- * the remedy: NULL), held for the plan's duration or until a signal,
- * read, and removed.  scope: the sink trace_scope_sink made (kept, freed
- * with the trace), or NULL for the whole machine.  *status: 1 when
- * events were lost (told), 3 when nothing could be traced (told). */
-struct trace *trace_record(const struct trace_plan *plan, struct sink *scope, int *status);
+/* The trace instance made and tracing (told on failure, with the remedy:
+ * NULL, *status 3).  scope: the sink trace_scope_sink made (kept, freed
+ * with the trace), or NULL for the whole machine. */
+struct trace *trace_start(const struct trace_plan *plan, struct sink *scope, int *status);
+
+/* Records for seconds (0: until SIGINT or SIGTERM); false when a signal
+ * ended it (or the buffers could not be read: trace_stop tells). */
+bool trace_follow(struct trace *tr, double seconds);
+
+/* The same until a CLOCK_MONOTONIC deadline (-i's wait; arg: the trace). */
+bool trace_follow_until(void *arg, const struct timespec *deadline);
+
+/* -i: before each sample's inspection, what is buffered read; the counts
+ * are then the sample's (since the one before).  1 when events were lost
+ * since the last sample (told), else 0. */
+int trace_sample(struct trace *tr);
+
+/* -i: after each sample's rows: the next sample counts from here. */
+void trace_sample_done(struct trace *tr);
+
+/* The last events read, the instance removed; 1 when events were lost or
+ * the buffers could not be read (told), else 0. */
+int trace_stop(struct trace *tr);
 
 /* What the inspection's probes look files up in. */
 const struct tally *trace_tally(const struct trace *tr);

@@ -86,6 +86,7 @@ struct column {
 	/* the HELP of its Prometheus family "pagestat_NAME" (a size or page
 	 * counter: "pagestat_NAME_bytes"); NULL: it has none */
 	const char *prom_help;
+	bool prom_counter; /* a counter ("_total"), not a gauge: it only grows */
 	/* what it needs (-o of it without is a usage error), said as */
 	enum column_need need;
 	const char *need_text;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Prometheus text exposition format 0.0.4: one gauge family per counter. */
+/* Prometheus text exposition format 0.0.4: one gauge family per counter
+ * (a counter family for --trace's). */
 #include <config.h>
 
 #include "output/sink.h"
@@ -37,8 +38,9 @@ struct prom {
 	size_t path_cap;
 };
 
-/* The gauge family of a column, "pagestat_NAME", with "_bytes" for
- * a size or a page counter; false for a column without one. */
+/* The family of a column, "pagestat_NAME", with "_bytes" for a size or a
+ * page counter (and "_total" for a counter: --trace's, since it began);
+ * false for a column without one. */
 static bool family_name(enum column_id id, char name[FAMILY_NAME_MAX])
 {
 	const struct column *col = &columns[id];
@@ -46,7 +48,8 @@ static bool family_name(enum column_id id, char name[FAMILY_NAME_MAX])
 
 	if (!col->prom_help)
 		return false;
-	snprintf(name, FAMILY_NAME_MAX, "pagestat_%s%s", col->name, bytes ? "_bytes" : "");
+	snprintf(name, FAMILY_NAME_MAX, "pagestat_%s%s%s", col->name, bytes ? "_bytes" : "",
+		 col->prom_counter ? "_total" : "");
 	return true;
 }
 
@@ -179,7 +182,8 @@ static void put_sample(const struct sink *sink, enum column_id id, const char *n
 	if (columns[id].kind == KIND_PAGES)
 		value = sink_pages_to_bytes(sink, value);
 	if (!*started)
-		fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, columns[id].prom_help, name);
+		fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, columns[id].prom_help, name,
+			columns[id].prom_counter ? "counter" : "gauge");
 	*started = true;
 	fputs_unlocked(name, out);
 	/* the total's sample is told by its type alone */

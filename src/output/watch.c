@@ -35,7 +35,18 @@ struct watch {
 	char time[32];
 	struct sample previous, current;
 	bool have_previous;
+	/* what fills the wait instead of a sleep (--trace reads its
+	 * events), or NULL */
+	bool (*wait_until)(void *ctx, const struct timespec *deadline);
+	void *wait_ctx;
 };
+
+void watch_wait_with(struct watch *watch,
+		     bool (*wait_until)(void *ctx, const struct timespec *deadline), void *ctx)
+{
+	watch->wait_until = wait_until;
+	watch->wait_ctx = ctx;
+}
 
 struct watch *watch_new(double interval, uint64_t count)
 {
@@ -120,6 +131,8 @@ bool watch_wait(struct watch *watch)
 		watch->next = now;
 		return !signals_stop_requested();
 	}
+	if (watch->wait_until)
+		return watch->wait_until(watch->wait_ctx, &watch->next) && !signals_stop_requested();
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &watch->next, NULL) == EINTR)
 		if (signals_stop_requested())
 			return false;

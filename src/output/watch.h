@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "output/sink.h"
 
@@ -28,6 +29,11 @@ bool watch_later_sample(const struct watch *watch);
 /* Sleep until the next sample is due; false when interrupted by a signal
  * or when the count is reached. */
 bool watch_wait(struct watch *watch);
+
+/* watch_wait calls wait_until(ctx, deadline) instead of sleeping until
+ * the sample is due (CLOCK_MONOTONIC); false from it ends the samples. */
+void watch_wait_with(struct watch *watch,
+		     bool (*wait_until)(void *ctx, const struct timespec *deadline), void *ctx);
 
 /* A sink in front of `out` that fills in each row's change in cached
  * pages since the previous sample (rows matched by type and path) and
