@@ -44,6 +44,7 @@ enum {
 	OPT_CHARGED,
 	OPT_TRACE,
 	OPT_TRACE_BUFFER,
+	OPT_BY,
 };
 
 /* The groups of --help, in its order. */

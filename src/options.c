@@ -242,6 +242,13 @@ static const struct opt_name formats[] = {
 	{ NULL, 0, NULL },
 };
 
+static const struct opt_name trace_bys[] = {
+	{ "file", BY_FILE, "a row per file (default)" },
+	{ "process", BY_PROCESS, "a row per process, with the files it moved most" },
+	{ "cgroup", BY_CGROUP, "a row per memory cgroup, with the files its processes moved most" },
+	{ NULL, 0, NULL },
+};
+
 /* -j's words, for the completions (any number from 1 is taken too) */
 static const struct opt_name job_counts[] = {
 	{ "auto", 0, "the processors, once a walk passes " STR(JOBS_AUTO_AFTER) " files (default)" },
@@ -512,6 +519,12 @@ const struct opt_spec option_table[] = {
 	  "larger when events are lost",
 	  "with --trace: each CPU's trace buffer",
 	  CUSTOM(parse_trace_buffer), .hint = "size a CPU (8M, 64M)" },
+	{ OPT_BY, "by", ARG_REQUIRED, "WHAT", GROUP_WATCH,
+	  "with --trace: a row per file (default), per\n"
+	  "process or per cgroup that moved pages, with the\n"
+	  "files it moved most",
+	  "with --trace: a row per file, process or cgroup",
+	  NAME(IN(trace_by), trace_bys, "rows (file, process or cgroup)") },
 	/* --help, --version */
 	{ 'h', "help", ARG_NONE, NULL, GROUP_INFO,
 	  "show this help and exit", "show help and exit", GIVEN },
@@ -667,6 +680,10 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_BROWSE, { OPT_CHARGED },
 	  .message = "--browse cannot be combined with --charged: it has no charged column "
 		     "(pagestat --cgroup=CGROUP --charged counts them)" },
+	{ RULE_NEEDS, OPT_BY, { OPT_TRACE }, .message = "--by needs --trace" },
+	{ RULE_EXCLUDES, OPT_BY, { 'i' },
+	  .message = "--by cannot be combined with -i/--interval yet: its rows are of the whole "
+		     "trace" },
 	{ RULE_NEEDS, OPT_TRACE_BUFFER, { OPT_TRACE },
 	  .message = "--trace-buffer needs --trace" },
 	{ RULE_EXCLUDES, OPT_TRACE, { OPT_EVICT, OPT_WARM, OPT_WARM_FROM, OPT_LOCK },

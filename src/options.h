@@ -14,6 +14,9 @@
 #include "output/sink.h"
 #include "walk/source.h"
 
+/* --by's rows. */
+enum trace_by { BY_FILE, BY_PROCESS, BY_CGROUP };
+
 struct options {
 	long max_depth;       /* -d N; -1 when not given */
 	size_t ncolumns;
@@ -71,6 +74,7 @@ struct options {
 	bool trace;                 /* --trace: the cache's motion */
 	double trace_seconds;       /* --trace=DURATION, or 0: until a signal */
 	uint64_t trace_buffer;      /* --trace-buffer: bytes a CPU */
+	enum trace_by trace_by;     /* --by: a row per file, process or cgroup */
 };
 
 /* options_parse() and options_finish() return this when the run should

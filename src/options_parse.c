@@ -340,6 +340,8 @@ static bool need_met(enum column_need need, const struct options *opts)
 		return opts->trace;
 	case NEED_EVICT_OR_TRACE:
 		return opts->action == ACTION_EVICT || opts->trace;
+	case NEED_BY:
+		return opts->trace_by != BY_FILE;
 	}
 	return false;
 }
@@ -367,6 +369,26 @@ static void add_trace_columns(struct options *opts, bool table, bool all)
 	opts->ncolumns = n;
 }
 
+/* --by: rows of processes or cgroups have no size or cache state: their
+ * motion, the files they moved, and their name last (the table) */
+static void by_columns(struct options *opts, bool table, bool all)
+{
+	static const enum column_id table_ids[] = { COL_ADDED, COL_RECLAIMED, COL_DROPPED,
+						    COL_REFAULTED, COL_FILES, COL_TOP_FILES,
+						    COL_PATH };
+	static const enum column_id json_ids[] = { COL_PATH, COL_TYPE, COL_ADDED, COL_REMOVED,
+						   COL_RECLAIMED, COL_DROPPED, COL_REFAULTED,
+						   COL_FILES, COL_TOP_FILES };
+	const enum column_id *ids = table && !all ? table_ids : json_ids;
+	size_t n = table && !all ? sizeof table_ids / sizeof *ids : sizeof json_ids / sizeof *ids;
+	memcpy(opts->columns, ids, n * sizeof *ids);
+	opts->ncolumns = n;
+	if (table && all) { /* PATH last */
+		memmove(opts->columns, opts->columns + 1, (n - 1) * sizeof *ids);
+		opts->columns[n - 1] = COL_PATH;
+	}
+}
+
 /* -o is resolved once the format is known, since "+LIST" extends the
  * format's defaults. */
 static int resolve_columns(struct options *opts, const char *list, bool all)
@@ -387,7 +409,9 @@ static int resolve_columns(struct options *opts, const char *list, bool all)
 		add_system_columns(opts, table);
 	if (opts->charged)
 		opts->ncolumns = columns_add_near_cached(opts->columns, opts->ncolumns, COL_CHARGED);
-	if (opts->trace)
+	if (opts->trace_by != BY_FILE)
+		by_columns(opts, table, all);
+	else if (opts->trace)
 		add_trace_columns(opts, table, all);
 	if (!list || all)
 		return OPTIONS_RUN;

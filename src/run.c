@@ -189,7 +189,8 @@ static struct sink_config sink_config_of(const struct run *run, struct watch *wa
 		.extents = opts->extents,
 		.time = watch ? watch_time(watch) : NULL,
 		.later_sample = watch && watch_later_sample(watch),
-		.system = opts->system ? &run->figures : NULL,
+		/* --by's rows are no inspection: no coverage */
+		.system = opts->system && opts->trace_by == BY_FILE ? &run->figures : NULL,
 	};
 }
 
@@ -211,6 +212,26 @@ static struct system *run_source(struct run *run, const struct walk_config *walk
 	else
 		walk_run(walk_cfg, opts->operands, sink, result);
 	return NULL;
+}
+
+/* --by: the files of its rows named, by the scope's pass or (--system)
+ * by another, which says nothing. */
+static void name_traced_files(struct run *run)
+{
+	if (!run->opts->system) {
+		trace_name_scope(run->trace);
+		return;
+	}
+	struct sink_config cfg = sink_config_of(run, NULL, stdout);
+	struct file_request plain = { .measure = { .range = run->opts->range } };
+	struct walk_config walk_cfg = walk_config_of(run, &plain);
+	struct walk_result result = { 0 };
+	walk_cfg.all = true;
+	walk_cfg.max_depth = -1;
+	walk_cfg.quiet = true;
+	struct sink *naming = trace_naming_sink(run->trace, &cfg);
+	system_free(run_source(run, &walk_cfg, naming, &result));
+	sink_free(naming);
 }
 
 /* --trace: the scope found by a quiet pass of the source (not for
@@ -248,7 +269,10 @@ static int record_trace(struct run *run)
 	if (opts->interval)
 		return status; /* -i's samples follow it (watch_samples) */
 	trace_follow(run->trace, opts->trace_seconds);
-	return trace_stop(run->trace);
+	status = trace_stop(run->trace);
+	if (opts->trace_by != BY_FILE)
+		name_traced_files(run);
+	return status;
 }
 
 /* One inspection of everything asked: rows out, the total last.  With
@@ -267,9 +291,14 @@ static int inspect(struct run *run, struct watch *watch, FILE *out, struct outco
 		if (opts->action == ACTION_WARM || opts->action == ACTION_LISTED ||
 		    opts->action == ACTION_LOCK)
 			progress_to_read(run->to_read);
-		sys = run_source(run, &walk_cfg, sink, &result);
+		if (opts->trace_by != BY_FILE)
+			result.output_failed = !trace_group_rows(run->trace, opts->trace_by == BY_CGROUP,
+								 opts->top, sink, &result.total.stat,
+								 &result.total.files);
+		else
+			sys = run_source(run, &walk_cfg, sink, &result);
 		progress_suspend();
-		if (!result.output_failed && run->trace &&
+		if (!result.output_failed && run->trace && opts->trace_by == BY_FILE &&
 		    !trace_after_rows(run->trace, sink, &result.total.stat))
 			result.output_failed = true;
 		if (!result.output_failed) {

@@ -54,6 +54,7 @@ struct pagecache_stat {
 	uint64_t added, removed, reclaimed, refaulted;
 	const struct tally *tally;
 	const struct tally_file *traced;
+	const struct tally_group *group; /* --by: a process's or cgroup's row */
 	/* with PCS_IDENTITY: what tells that the file changed since (a
 	 * snapshot's rows carry it for --warm-from) */
 	uint64_t inode, file_size, mtime, mtime_nsec;

@@ -9,9 +9,11 @@
 
 #include "kernel/trace_tally.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 #include "kernel/memstat.h"
 #include "kernel/userfile.h"
@@ -31,6 +33,9 @@ struct who {
 };
 
 struct tally_file {
+	dev_t dev;
+	uint64_t ino;
+	char *name; /* --by: its path, as the walk found it, or NULL */
 	struct tally_counts n;
 	struct tally_counts prev; /* -i: n at the previous sample */
 	struct who who[2][TALLY_WHO];
@@ -43,9 +48,10 @@ struct tally_file {
 };
 
 /* A thread seen: its process and whether it is in reclaim now. */
+#define UNNAMED UINT32_MAX
 struct task {
 	pid_t tid;
-	uint32_t proc; /* index in procs */
+	uint32_t proc; /* index in procs, or UNNAMED before it moved a page */
 	unsigned reclaim; /* reclaim begins not yet ended */
 };
 
@@ -58,6 +64,7 @@ struct tally {
 	struct tally_proc *procs;
 	size_t nprocs, procs_cap;
 	uint64_t nchunks, events, untallied, untracked;
+	uint64_t nmoved, unmoved; /* --by: pairs kept, and pages of pairs past the limit */
 	bool per_sample; /* -i: counts since the previous sample, not since the start */
 };
 
@@ -73,10 +80,14 @@ void tally_free(struct tally *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nfiles; i++)
+	for (size_t i = 0; i < t->nfiles; i++) {
 		free(t->files[i].chunks);
-	for (size_t i = 0; i < t->nprocs; i++)
+		free(t->files[i].name);
+	}
+	for (size_t i = 0; i < t->nprocs; i++) {
 		free(t->procs[i].cgroup);
+		free(t->procs[i].moved);
+	}
 	devino_free(&t->index);
 	free(t->files);
 	free(t->tasks);
@@ -142,33 +153,42 @@ static void tasks_grow(struct tally *t)
 	free(old);
 }
 
-/* The thread's entry, made at its first event; NULL past the limit (or
- * for the idle task, pid 0, whose events no process asked for). */
-static struct task *task_of(struct tally *t, pid_t tid)
+/* The thread's entry (made when make), NULL past the limit or for the
+ * idle task, pid 0, whose events no process asked for. */
+static struct task *task_of(struct tally *t, pid_t tid, bool make)
 {
 	if (tid <= 0)
 		return NULL;
 	struct task *k = task_slot(t, tid);
 	if (k->tid)
 		return k;
-	if (t->ntasks >= TALLY_TASKS_MAX)
+	if (!make || t->ntasks >= TALLY_TASKS_MAX)
 		return NULL;
 	if ((t->ntasks + 1) * 2 > t->tasks_cap) {
 		tasks_grow(t);
 		k = task_slot(t, tid);
 	}
-	struct tally_proc p = read_proc(tid);
-	size_t proc = proc_of_tgid(t, &p);
-	if (proc == SIZE_MAX) {
-		XGROW(t->procs, t->procs_cap, t->nprocs + 1);
-		proc = t->nprocs++;
-		t->procs[proc] = p;
-	} else {
-		free(p.cgroup);
-	}
-	*k = (struct task){ .tid = tid, .proc = (uint32_t)proc };
+	*k = (struct task){ .tid = tid, .proc = UNNAMED };
 	t->ntasks++;
 	return k;
+}
+
+/* Its process, named at the first page it moves (/proc, now). */
+static struct tally_proc *proc_of(struct tally *t, struct task *k)
+{
+	if (k->proc == UNNAMED) {
+		struct tally_proc p = read_proc(k->tid);
+		size_t proc = proc_of_tgid(t, &p);
+		if (proc == SIZE_MAX) {
+			XGROW(t->procs, t->procs_cap, t->nprocs + 1);
+			proc = t->nprocs++;
+			t->procs[proc] = p;
+		} else {
+			free(p.cgroup);
+		}
+		k->proc = (uint32_t)proc;
+	}
+	return &t->procs[k->proc];
 }
 
 static struct tally_file *file_of(struct tally *t, dev_t dev, uint64_t ino)
@@ -180,7 +200,7 @@ static struct tally_file *file_of(struct tally *t, dev_t dev, uint64_t ino)
 	if (i != DEVINO_NEW)
 		return &t->files[i];
 	XGROW(t->files, t->files_cap, t->nfiles + 1);
-	t->files[t->nfiles] = (struct tally_file){ 0 };
+	t->files[t->nfiles] = (struct tally_file){ .dev = dev, .ino = ino };
 	return &t->files[t->nfiles++];
 }
 
@@ -272,16 +292,65 @@ static void credit(struct tally_file *f, enum tally_side side, uint32_t proc, ui
 
 /* The kernel's threads that free pages for memory of their own accord:
  * kswapd, and DAMON's proactive reclaim (kdamond). */
+/* The slot of file (index + 1) in a process's map of files moved. */
+static struct tally_moved *moved_slot(struct tally_moved *slots, size_t cap, uint32_t file)
+{
+	size_t mask = cap - 1;
+	for (size_t i = (file * 2654435761u) & mask;; i = (i + 1) & mask)
+		if (slots[i].file == file || slots[i].file == 0)
+			return &slots[i];
+}
+
+/* --by: what the process did to pages of file (index). */
+static void add_counts(struct tally_counts *into, const struct tally_counts *d);
+static void credit_proc(struct tally *t, struct tally_proc *p, size_t file,
+			const struct tally_counts *d)
+{
+	uint32_t key = (uint32_t)file + 1;
+	if (p->moved_cap) {
+		struct tally_moved *m = moved_slot(p->moved, p->moved_cap, key);
+		if (m->file == key) {
+			add_counts(&m->n, d);
+			return;
+		}
+	}
+	if (t->nmoved >= TALLY_MOVED_MAX) {
+		t->unmoved += d->added + d->reclaimed + d->dropped;
+		return;
+	}
+	if ((p->nmoved + 1) * 2 > p->moved_cap) {
+		size_t cap = p->moved_cap ? p->moved_cap * 2 : 8;
+		struct tally_moved *slots = xcalloc(cap, sizeof *slots);
+		for (size_t i = 0; i < p->moved_cap; i++)
+			if (p->moved[i].file)
+				*moved_slot(slots, cap, p->moved[i].file) = p->moved[i];
+		free(p->moved);
+		p->moved = slots;
+		p->moved_cap = cap;
+	}
+	*moved_slot(p->moved, p->moved_cap, key) = (struct tally_moved){ .file = key, .n = *d };
+	p->nmoved++;
+	t->nmoved++;
+}
+
 static bool is_reclaimer(const struct tally *t, const struct task *k)
 {
 	const char *comm = t->procs[k->proc].comm;
 	return strncmp(comm, "kswapd", 6) == 0 || strncmp(comm, "kdamond", 7) == 0;
 }
 
+static void add_counts(struct tally_counts *into, const struct tally_counts *d)
+{
+	into->added += d->added;
+	into->reclaimed += d->reclaimed;
+	into->dropped += d->dropped;
+	into->refaulted += d->refaulted;
+}
+
 void tally_event(void *ctx, const struct trace_event *ev)
 {
 	struct tally *t = ctx;
-	struct task *k = task_of(t, ev->pid);
+	struct task *k = task_of(t, ev->pid, ev->kind != TEV_RECLAIM_END && ev->kind != TEV_EXIT);
 
 	t->events++;
 	switch (ev->kind) {
@@ -294,8 +363,14 @@ void tally_event(void *ctx, const struct trace_event *ev)
 			k->reclaim--;
 		return;
 	case TEV_EXIT:
-		if (k && strcmp(t->procs[k->proc].comm, "?") == 0)
+		/* named by its exit when /proc no longer knew it; its pid may be
+		 * used again: a later task of it is another */
+		if (k && k->proc != UNNAMED && strcmp(t->procs[k->proc].comm, "?") == 0)
 			snprintf(t->procs[k->proc].comm, sizeof t->procs[k->proc].comm, "%s", ev->comm);
+		if (k) {
+			k->proc = UNNAMED;
+			k->reclaim = 0;
+		}
 		return;
 	case TEV_ADD:
 	case TEV_DELETE:
@@ -308,22 +383,23 @@ void tally_event(void *ctx, const struct trace_event *ev)
 		return;
 	}
 	enum tally_side side = ev->kind == TEV_ADD ? TALLY_READERS : TALLY_EVICTORS;
+	struct tally_proc *p = k ? proc_of(t, k) : NULL; /* named at its first page */
+	struct tally_counts d = { 0 };
 	if (ev->kind == TEV_ADD) {
-		f->n.added += pages;
-		f->n.refaulted += take_refaults(t, f, ev->index, ev->index + pages);
+		d.added = pages;
+		d.refaulted = take_refaults(t, f, ev->index, ev->index + pages);
 	} else {
 		if (k && (k->reclaim || is_reclaimer(t, k)))
-			f->n.reclaimed += pages;
+			d.reclaimed = pages;
 		else
-			f->n.dropped += pages;
+			d.dropped = pages;
 		add_gone(t, f, ev->index, ev->index + pages);
 	}
-	if (k) {
+	add_counts(&f->n, &d);
+	if (p) {
 		credit(f, side, k->proc, pages);
-		if (side == TALLY_READERS)
-			t->procs[k->proc].added += pages;
-		else
-			t->procs[k->proc].removed += pages;
+		add_counts(&p->n, &d);
+		credit_proc(t, p, (size_t)(f - t->files), &d);
 	} else {
 		f->others[side] |= 1; /* past the limit of processes: one bit for them all */
 		f->others_pages[side] += pages;
@@ -433,4 +509,148 @@ void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t
 uint64_t tally_events(const struct tally *t)
 {
 	return t->events;
+}
+
+/* ---- --by: rows per process or per cgroup ------------------------------ */
+
+void tally_name(struct tally *t, dev_t dev, uint64_t ino, const char *path, size_t len)
+{
+	struct tally_file *f = (struct tally_file *)tally_peek(t, dev, ino);
+	if (f && !f->name) {
+		f->name = xcalloc(1, len + 1);
+		memcpy(f->name, path, len);
+	}
+}
+
+const char *tally_file_name(const struct tally *t, uint32_t file, char *buf, size_t size)
+{
+	const struct tally_file *f = &t->files[file - 1];
+	if (f->name)
+		return f->name;
+	snprintf(buf, size, "(device %u:%u, inode %" PRIu64 ")", major(f->dev), minor(f->dev),
+		 f->ino);
+	return buf;
+}
+
+/* A group's files: the processes' maps summed into one (open addressing). */
+struct merged {
+	struct tally_moved *slots;
+	size_t cap, n;
+};
+
+static void merge(struct merged *m, const struct tally *t, const struct tally_proc *p,
+		  bool named_only)
+{
+	for (size_t i = 0; i < p->moved_cap; i++) {
+		if (!p->moved[i].file || (named_only && !t->files[p->moved[i].file - 1].name))
+			continue;
+		if ((m->n + 1) * 2 > m->cap) {
+			size_t cap = m->cap ? m->cap * 2 : 16;
+			struct tally_moved *slots = xcalloc(cap, sizeof *slots);
+			for (size_t k = 0; k < m->cap; k++)
+				if (m->slots[k].file)
+					*moved_slot(slots, cap, m->slots[k].file) = m->slots[k];
+			free(m->slots);
+			m->slots = slots;
+			m->cap = cap;
+		}
+		struct tally_moved *s = moved_slot(m->slots, m->cap, p->moved[i].file);
+		m->n += s->file == 0;
+		s->file = p->moved[i].file;
+		add_counts(&s->n, &p->moved[i].n);
+	}
+}
+
+/* The group's files counted, the most moved kept, the rest summed. */
+static void finish(struct tally_group *g, struct merged *m)
+{
+	g->files = m->n;
+	g->n = (struct tally_counts){ 0 };
+	for (size_t i = 0; i < m->cap; i++) {
+		struct tally_moved mv = m->slots[i];
+		if (!mv.file)
+			continue;
+		add_counts(&g->n, &mv.n);
+		mv.pages = mv.n.added + mv.n.reclaimed + mv.n.dropped;
+		size_t at = g->ntop;
+		while (at > 0 && g->top[at - 1].pages < mv.pages)
+			at--;
+		if (at == TALLY_WHO) {
+			g->others++;
+			g->others_pages += mv.pages;
+			continue;
+		}
+		if (g->ntop == TALLY_WHO) {
+			g->others++;
+			g->others_pages += g->top[TALLY_WHO - 1].pages;
+		} else {
+			g->ntop++;
+		}
+		memmove(&g->top[at + 1], &g->top[at], (g->ntop - 1 - at) * sizeof g->top[0]);
+		g->top[at] = mv;
+	}
+	free(m->slots);
+	*m = (struct merged){ 0 };
+}
+
+static int by_motion(const void *a, const void *b)
+{
+	const struct tally_group *x = a, *y = b;
+	uint64_t mx = x->n.added + x->n.reclaimed + x->n.dropped;
+	uint64_t my = y->n.added + y->n.reclaimed + y->n.dropped;
+	return mx < my ? 1 : mx > my ? -1 : strcmp(x->name, y->name);
+}
+
+size_t tally_groups(const struct tally *t, bool by_cgroup, bool named_only,
+		    struct tally_group **groups)
+{
+	struct tally_group *g = xcalloc(t->nprocs ? t->nprocs : 1, sizeof *g);
+	size_t *group_of = xcalloc(t->nprocs ? t->nprocs : 1, sizeof *group_of);
+	size_t n = 0;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tally_proc *p = &t->procs[i];
+		char name[64];
+		const char *key = p->cgroup ? p->cgroup : "(unknown)";
+		size_t at = n;
+		if (by_cgroup)
+			for (at = 0; at < n && strcmp(g[at].name, key) != 0; at++)
+				;
+		if (at == n) {
+			snprintf(name, sizeof name, "%s[%ld]", p->comm, (long)p->pid);
+			g[n++].name = xstrdup(by_cgroup ? key : name);
+		}
+		group_of[i] = at;
+	}
+	/* each group's files (its processes' together), and its figures of them */
+	size_t kept = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct merged m = { 0 };
+		for (size_t i = 0; i < t->nprocs; i++)
+			if (group_of[i] == k)
+				merge(&m, t, &t->procs[i], named_only);
+		finish(&g[k], &m);
+		if (g[k].files)
+			g[kept++] = g[k];
+		else
+			free(g[k].name);
+	}
+	free(group_of);
+	qsort(g, kept, sizeof *g, by_motion);
+	*groups = g;
+	return kept;
+}
+
+void tally_groups_free(struct tally_group *groups, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(groups[i].name);
+	free(groups);
+}
+
+uint64_t tally_files_moved(const struct tally *t, bool named_only)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < t->nfiles; i++)
+		n += !named_only || t->files[i].name;
+	return n;
 }

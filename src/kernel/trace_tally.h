@@ -17,19 +17,43 @@
 #define TALLY_CHUNKS_MAX (1u << 17)  /* removed pages kept: 520 bytes a 4096 pages, 65 MiB */
 #define TALLY_FILES_MAX (1u << 20)   /* files: about 200 bytes each */
 #define TALLY_TASKS_MAX (1u << 16)   /* processes and threads */
+#define TALLY_MOVED_MAX (1u << 20)   /* (process, file) pairs for --by: 48 bytes each */
 
 enum tally_side { TALLY_READERS, TALLY_EVICTORS };
+
+/* One process, as first seen (a short-lived one keeps its name). */
+struct tally_counts {
+	uint64_t added, reclaimed, dropped, refaulted;
+};
+
+/* A file a process moved pages of: its index in the tally + 1 (0: an
+ * empty slot), what it did to them, and the pages moved (added and
+ * removed) in a group's top. */
+struct tally_moved {
+	uint32_t file;
+	struct tally_counts n;
+	uint64_t pages;
+};
 
 /* One process, as first seen (a short-lived one keeps its name). */
 struct tally_proc {
 	pid_t pid;      /* its thread group's id, or the thread's when gone */
 	char comm[16];  /* its command ("?" when it was gone before it was seen) */
 	char *cgroup;   /* its memory cgroup's path, or NULL */
-	uint64_t added, removed;
+	struct tally_counts n; /* the pages it added, reclaimed, dropped, refaulted */
+	struct tally_moved *moved; /* the files it moved: open addressing, moved_cap slots */
+	size_t moved_cap, nmoved;
 };
 
-struct tally_counts {
-	uint64_t added, reclaimed, dropped, refaulted;
+/* --by=process or --by=cgroup: a row's figures, one process's or one
+ * cgroup's processes' together. */
+struct tally_group {
+	char *name;     /* "COMMAND[PID]", or the cgroup's path ("(unknown)") */
+	struct tally_counts n;
+	uint64_t files; /* the files it moved pages of */
+	struct tally_moved top[TALLY_WHO]; /* the most pages first */
+	size_t ntop;
+	uint64_t others, others_pages; /* the files past top */
 };
 
 struct tally_file;
@@ -69,6 +93,22 @@ struct tally_counts tally_unseen(const struct tally *t, uint64_t *files);
 /* What the tally could not keep: pages of files past TALLY_FILES_MAX,
  * removed pages past TALLY_CHUNKS_MAX (their refaults not counted). */
 void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages);
+
+/* --by: a group per process (by_cgroup: per memory cgroup) that moved
+ * pages of files (with named_only, of the files tally_name named: the
+ * scope), most pages moved first, in *groups (malloc'd;
+ * tally_groups_free); their count. */
+size_t tally_groups(const struct tally *t, bool by_cgroup, bool named_only,
+		    struct tally_group **groups);
+void tally_groups_free(struct tally_group *groups, size_t n);
+
+/* The files whose pages moved (named_only: of those tally_name named). */
+uint64_t tally_files_moved(const struct tally *t, bool named_only);
+
+/* A file's name, for --by's rows: given by the walk (tally_name), or its
+ * device and inode; file is a tally_moved's. */
+void tally_name(struct tally *t, dev_t dev, uint64_t ino, const char *path, size_t len);
+const char *tally_file_name(const struct tally *t, uint32_t file, char *buf, size_t size);
 
 /* Events seen in all. */
 uint64_t tally_events(const struct tally *t);

@@ -50,6 +50,8 @@ struct trace {
 	struct tally *tally;
 	struct scope *scope;
 	uint64_t lost_told; /* events lost, as said so far */
+	struct tally_group *groups; /* --by: the rows' */
+	size_t ngroups;
 	int read_errno;     /* why the buffers could not be read, or 0 */
 };
 
@@ -302,8 +304,8 @@ static bool motion_row(struct sink *sink, const char *path, const struct tally *
 		       const struct tally_file *f, const struct tally_counts *n, uint64_t files,
 		       struct pagecache_stat *total)
 {
-	struct row row = { .path = path, .path_len = strlen(path), .type = ROW_UNKNOWN,
-			   .files = files };
+	struct row row = { .path = path, .path_len = strlen(path),
+			   .type = f ? ROW_FILE : ROW_OTHERS, .files = files };
 	row.stat.tally = t;
 	row.stat.traced = f;
 	add_counts(&row.stat, n);
@@ -338,11 +340,66 @@ bool trace_after_rows(const struct trace *tr, struct sink *sink, struct pagecach
 	return true;
 }
 
+/* --by: the rows' files named from the rows of a pass of the source. */
+static void naming_row(struct sink *sink, const struct row *row)
+{
+	if (!row->error && row->type == ROW_FILE && (row->stat.known & PCS_IDENTITY))
+		tally_name(sink->state, (dev_t)row->stat.dev, row->stat.inode, row->path,
+			   row->path_len);
+}
+
+static const struct sink_ops naming_ops = { .row = naming_row, .end = scope_end };
+
+struct sink *trace_naming_sink(struct trace *tr, const struct sink_config *cfg)
+{
+	struct sink *sink = xcalloc(1, sizeof *sink);
+	sink->ops = &naming_ops;
+	sink->cfg = *cfg;
+	sink->state = tr->tally;
+	return sink;
+}
+
+void trace_name_scope(struct trace *tr)
+{
+	for (size_t i = 0; tr->scope && i < tr->scope->nfiles; i++) {
+		const struct scope_file *sf = &tr->scope->files[i];
+		tally_name(tr->tally, (dev_t)sf->dev, sf->ino, sf->path, strlen(sf->path));
+	}
+}
+
+bool trace_group_rows(struct trace *tr, bool by_cgroup, uint64_t top, struct sink *sink,
+		      struct pagecache_stat *total, uint64_t *files)
+{
+	/* the rows point into the groups, which a sorting sink holds to its
+	 * end: kept with the trace */
+	tally_groups_free(tr->groups, tr->ngroups);
+	tr->ngroups = tally_groups(tr->tally, by_cgroup, !tr->plan.whole_machine, &tr->groups);
+	struct tally_group *groups = tr->groups;
+	size_t n = top && top < tr->ngroups ? top : tr->ngroups;
+	bool ok = true;
+	*files = tally_files_moved(tr->tally, !tr->plan.whole_machine);
+	for (size_t i = 0; ok && i < n; i++) {
+		struct row row = {
+			.path = groups[i].name,
+			.path_len = strlen(groups[i].name),
+			.type = by_cgroup ? ROW_CGROUP : ROW_PROCESS,
+			.files = groups[i].files,
+		};
+		row.stat.tally = tr->tally;
+		row.stat.group = &groups[i];
+		add_counts(&row.stat, &groups[i].n);
+		add_counts(total, &groups[i].n);
+		ok = sink_row(sink, &row);
+	}
+	return ok;
+}
+
 void trace_free(struct trace *tr)
 {
 	if (!tr)
 		return;
 	trace_close(tr->session);
+	tally_groups_free(tr->groups, tr->ngroups);
 	tally_free(tr->tally);
 	scope_free(tr->scope);
 	free(tr);

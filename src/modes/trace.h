@@ -62,6 +62,16 @@ const struct tally *trace_tally(const struct trace *tr);
  * failed. */
 bool trace_after_rows(const struct trace *tr, struct sink *sink, struct pagecache_stat *total);
 
+/* --by: the files named, from the scope (trace_name_scope) or from a
+ * pass of the source through trace_naming_sink (--system); then a row
+ * per process (or per memory cgroup) that moved pages, the most first
+ * (top of them; 0: all), added to the total, and *files the files they
+ * moved; false when the sink failed. */
+void trace_name_scope(struct trace *tr);
+struct sink *trace_naming_sink(struct trace *tr, const struct sink_config *cfg);
+bool trace_group_rows(struct trace *tr, bool by_cgroup, uint64_t top, struct sink *sink,
+		      struct pagecache_stat *total, uint64_t *files);
+
 void trace_free(struct trace *tr);
 
 #endif

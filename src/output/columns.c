@@ -303,6 +303,17 @@ const struct column columns[COL_COUNT] = {
 		.need_text = "--trace",
 		.unsortable = true,
 	},
+	[COL_TOP_FILES] = {
+		.name = "top_files",
+		.header = "TOP_FILE",
+		.kind = KIND_FILES,
+		.table_default = true,
+		.help = "with --by: the files whose pages the process or cgroup moved most (the "
+			"table: the first, +N others)",
+		.need = NEED_BY,
+		.need_text = "--by=process or --by=cgroup",
+		.unsortable = true,
+	},
 	[COL_EVICTORS] = {
 		.name = "evictors",
 		.header = "EVICTOR",
@@ -319,6 +330,18 @@ const struct column columns[COL_COUNT] = {
 const enum column_id columns_traced[] = { COL_ADDED, COL_REMOVED, COL_RECLAIMED, COL_DROPPED,
 					  COL_REFAULTED, COL_READERS, COL_EVICTORS };
 const size_t columns_ntraced = sizeof columns_traced / sizeof columns_traced[0];
+
+size_t column_files_text(const struct row *row, char *buf, size_t size)
+{
+	const struct tally_group *g = row->stat.group;
+	char name[96];
+	if (!g || g->ntop == 0 || size == 0)
+		return 0;
+	const char *first = tally_file_name(row->stat.tally, g->top[0].file, name, sizeof name);
+	uint64_t rest = g->files - 1;
+	int n = rest ? snprintf(buf, size, "%s+%" PRIu64, first, rest) : snprintf(buf, size, "%s", first);
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
 
 size_t column_who_text(enum column_id id, const struct row *row, char *buf, size_t size)
 {
@@ -385,6 +408,10 @@ bool column_known(enum column_id id, const struct row *row)
 		return false;
 	if (row->cgroup && row->cgroup->figures_only && (id == COL_SIZE || id == COL_PAGES))
 		return false;
+	/* --trace's rows of motion alone (a process, files not walked, a file
+	 * replaced): nothing was measured */
+	if (row->stat.tally && row->stat.known == 0 && (id == COL_SIZE || id == COL_PAGES))
+		return false;
 	switch (col->kind) {
 	case KIND_TEXT:
 		return column_text(id, row, &len) != NULL;
@@ -396,7 +423,9 @@ bool column_known(enum column_id id, const struct row *row)
 	case KIND_DELTA:
 		return row->delta_known;
 	case KIND_WHO:
-		return row->stat.tally != NULL; /* a file of a traced run */
+		return row->stat.tally != NULL && row->type == ROW_FILE; /* a traced file */
+	case KIND_FILES:
+		return row->stat.group != NULL;
 	default:
 		return true;
 	}
@@ -418,6 +447,8 @@ const char *row_type_name(enum row_type type)
 		[ROW_BLOCKDEV] = "blockdev",
 		[ROW_FILESYSTEM] = "filesystem",
 		[ROW_CGROUP] = "cgroup",
+		[ROW_PROCESS] = "process",
+		[ROW_OTHERS] = "others",
 		[ROW_TOTAL] = "total",
 		[ROW_UNKNOWN] = "unknown",
 	};
@@ -485,7 +516,7 @@ size_t columns_default(enum column_id *ids, bool table, bool all, bool segments,
 				i == COL_MTIME_NSEC;
 		if ((i == COL_SEGMENTS && !segments) || (i == COL_EXTENTS && !extents) ||
 		    (identity && !(extents && !table) && !all) || i == COL_DELTA || i == COL_DROPPED ||
-		    i == COL_CHARGED || columns[i].need == NEED_TRACE ||
+		    i == COL_CHARGED || columns[i].need == NEED_TRACE || columns[i].need == NEED_BY ||
 		    i == COL_READ || i == COL_LOCKED || i == COL_FSTYPE || i == COL_NOTE)
 			continue;
 		if (!table || (i != COL_PATH && (all || columns[i].table_default)))

@@ -42,6 +42,7 @@ enum column_id {
 	COL_REFAULTED,
 	COL_READERS,
 	COL_EVICTORS,
+	COL_TOP_FILES,
 	COL_COUNT
 };
 
@@ -55,6 +56,7 @@ enum column_kind {
 	KIND_EXTENTS,  /* -e: the cached (or missing) byte extents of a file */
 	KIND_DELTA,    /* -i: signed change in cached pages, with a _bytes twin */
 	KIND_WHO,      /* --trace: the processes that added or removed a file's pages */
+	KIND_FILES,    /* --trace --by: the files a process or cgroup moved most */
 };
 
 /* What a column needs to have a value: an option, or a mode of the run. */
@@ -70,6 +72,7 @@ enum column_need {
 	NEED_CHARGED,  /* --charged */
 	NEED_TRACE,    /* --trace */
 	NEED_EVICT_OR_TRACE, /* --evict or --trace (dropped) */
+	NEED_BY,       /* --trace --by=process or --by=cgroup */
 };
 
 /* The fields in the order a row of the table reads, whatever the padding
@@ -113,6 +116,10 @@ const char *row_type_name(enum row_type type);
 /* A KIND_WHO column as the table and CSV show it: the first process,
  * "COMMAND[PID]", and "+N" for the N others; its length (0: none). */
 size_t column_who_text(enum column_id id, const struct row *row, char *buf, size_t size);
+
+/* KIND_FILES as the table and CSV show it: the first file, "+N" for the
+ * N others; its length (0: none). */
+size_t column_files_text(const struct row *row, char *buf, size_t size);
 
 /* The trace columns that a traced run adds to the defaults, in order. */
 extern const enum column_id columns_traced[];

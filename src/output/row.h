@@ -16,6 +16,8 @@ enum row_type {
 	ROW_BLOCKDEV,
 	ROW_FILESYSTEM, /* --system: one mounted file system, walked whole */
 	ROW_CGROUP,     /* --cgroup: the files of a cgroup's processes, summed */
+	ROW_PROCESS,    /* --trace --by=process: what one process moved */
+	ROW_OTHERS,     /* --trace --system: the motion of files the walk did not find */
 	ROW_TOTAL,
 	ROW_UNKNOWN,
 };

@@ -116,6 +116,13 @@ static void put_field(const struct sink *sink, const struct row *row, enum colum
 			esc_csv_field(out, who, len);
 		break;
 	}
+	case KIND_FILES: {
+		char files[4096];
+		len = column_files_text(row, files, sizeof files);
+		if (len)
+			esc_csv_field(out, files, len);
+		break;
+	}
 	}
 }
 

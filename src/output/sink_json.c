@@ -206,6 +206,31 @@ static void put_who(struct strbuf *out, const struct row *row, enum column_id id
 	sb_putc(out, ']');
 }
 
+/* --by's top_files: [{"path":"/x","pages":N}, ...], then
+ * {"others":N,"pages":N} for the files past them. */
+static void put_files(struct strbuf *out, const struct row *row)
+{
+	const struct tally_group *g = row->stat.group;
+	char name[96];
+	sb_putc(out, '[');
+	for (size_t i = 0; i < g->ntop; i++) {
+		const char *path = tally_file_name(row->stat.tally, g->top[i].file, name, sizeof name);
+		sb_puts(out, i ? ",{\"path\":" : "{\"path\":");
+		put_string_or_null(out, path);
+		sb_puts(out, ",\"pages\":");
+		sb_u64(out, g->top[i].pages);
+		sb_putc(out, '}');
+	}
+	if (g->others) {
+		sb_puts(out, g->ntop ? ",{\"others\":" : "{\"others\":");
+		sb_u64(out, g->others);
+		sb_puts(out, ",\"pages\":");
+		sb_u64(out, g->others_pages);
+		sb_putc(out, '}');
+	}
+	sb_putc(out, ']');
+}
+
 static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		       const struct row *row, enum column_id id)
 {
@@ -263,6 +288,13 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		put_column_key(sink, out, first, id, false);
 		if (known)
 			put_who(out, row, id);
+		else
+			sb_put(out, "null", 4);
+		break;
+	case KIND_FILES:
+		put_column_key(sink, out, first, id, false);
+		if (known)
+			put_files(out, row);
 		else
 			sb_put(out, "null", 4);
 		break;

@@ -185,9 +185,12 @@ static void add_cell(struct sink *sink, const struct row *row, enum column_id id
 	case KIND_EXTENTS:
 		add_extents(sink, row);
 		return;
+	case KIND_FILES:
 	case KIND_WHO: {
-		char who[64];
-		size_t len = column_who_text(id, row, who, sizeof who);
+		char who[4096];
+		size_t len = columns[id].kind == KIND_FILES
+				     ? column_files_text(row, who, sizeof who)
+				     : column_who_text(id, row, who, sizeof who);
 		if (!len) {
 			add_text(st, "-", 1);
 			return;
@@ -213,7 +216,7 @@ static const char *print_line(const struct sink *sink, const char *cells)
 		size_t pad = st->width[i] > w ? st->width[i] - w : 0;
 		enum column_kind kind = columns[sink->cfg.columns[i]].kind;
 		bool left = kind == KIND_TEXT || kind == KIND_SEGMENTS || kind == KIND_EXTENTS ||
-			    kind == KIND_WHO;
+			    kind == KIND_WHO || kind == KIND_FILES;
 
 		if (i)
 			putc_unlocked(' ', out);
