@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernel/userfile.h"
+#include "lib/signals.h"
 #include "lib/xalloc.h"
 
 uint64_t trace_kernel_dev(dev_t dev)
@@ -77,6 +78,7 @@ void trace_close(struct trace_session *s)
 	X(tracefs_event_file_write) X(tracefs_event_file_read) X(tep_alloc)                \
 	X(tep_parse_header_page) X(tep_parse_event)                                        \
 	X(tracefs_iterate_raw_events) X(tracefs_trace_on) X(tracefs_trace_off)             \
+	X(tracefs_instance_get_dir)                                                        \
 	X(tep_find_event_by_name) X(tep_find_field) X(tep_read_number_field) X(tep_free)
 
 static struct {
@@ -85,7 +87,18 @@ static struct {
 	TRACE_FUNCTIONS(POINTER)
 #undef POINTER
 	bool loaded;
+	/* the instance's directory, which a dying signal handler removes */
+	char dying[256];
 } lib;
+
+/* Async-signal-safe: the instance removed as the process dies of a
+ * signal (its buffers' readers are closed between reads; otherwise the
+ * next run removes it). */
+static void remove_dying(void)
+{
+	if (lib.dying[0])
+		user_rmdir_dying(lib.dying);
+}
 
 static const char *const trace_sonames[] = { TRACEFS_SONAMES };
 #define NSONAMES (sizeof trace_sonames / sizeof trace_sonames[0])
@@ -335,6 +348,12 @@ static int open_instance(void *arg)
 				 : "");
 		return -1;
 	}
+	char *path = lib.tracefs_instance_get_dir(s->instance);
+	if (path && strlen(path) < sizeof lib.dying) {
+		memcpy(lib.dying, path, strlen(path) + 1);
+		signals_on_death_kernel(remove_dying);
+	}
+	free(path);
 	snprintf(size, sizeof size, "%llu", (unsigned long long)s->cfg->buffer_kib);
 	/* with the buffers full, new events are lost and counted, not old ones */
 	if (lib.tracefs_instance_file_write(s->instance, "buffer_size_kb", size) < 0 ||
@@ -356,6 +375,8 @@ static int destroy_instance(void *arg)
 {
 	struct trace_session *s = arg;
 	if (s->instance) {
+		signals_on_death_kernel(NULL);
+		lib.dying[0] = '\0';
 		lib.tracefs_trace_off(s->instance);
 		lib.tracefs_instance_destroy(s->instance);
 		lib.tracefs_instance_free(s->instance);

@@ -296,3 +296,9 @@ void user_unlink_dying(int dirfd, const char *name)
 	caps_user_for_good();
 	unlinkat(dirfd, name, 0);
 }
+
+void user_rmdir_dying(const char *path)
+{
+	caps_user_for_good();
+	rmdir(path);
+}

@@ -91,4 +91,7 @@ int user_scratch(const char **dir);
  * capabilities for good, then remove name in dirfd.  Async-signal-safe. */
 void user_unlink_dying(int dirfd, const char *name);
 
+/* The same for a directory (--trace's instance), by its path. */
+void user_rmdir_dying(const char *path);
+
 #endif

@@ -26,6 +26,7 @@ static struct {
 	volatile sig_atomic_t stop_signal;
 	volatile sig_atomic_t hup_rewalks, hup_pending;
 	void (*volatile cleanup_on_death)(void);
+	void (*volatile kernel_cleanup_on_death)(void); /* --trace's instance */
 	/* The thread whose descriptor table and credentials the cleanup
 	 * needs: a worker of -j has its own of each. */
 	pid_t handling_thread;
@@ -59,6 +60,9 @@ static void on_signal(int sig, siginfo_t *info, void *context)
 		return;
 	}
 	void (*cleanup)(void) = handler.cleanup_on_death;
+	if (cleanup)
+		cleanup();
+	cleanup = handler.kernel_cleanup_on_death;
 	if (cleanup)
 		cleanup();
 	signal(sig, SIG_DFL);
@@ -117,4 +121,9 @@ int signals_stop_requested(void)
 void signals_on_death(void (*cleanup)(void))
 {
 	handler.cleanup_on_death = cleanup;
+}
+
+void signals_on_death_kernel(void (*cleanup)(void))
+{
+	handler.kernel_cleanup_on_death = cleanup;
 }

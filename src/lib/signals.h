@@ -36,4 +36,8 @@ void signals_ending(sigset_t *set);
  * or NULL for nothing. */
 void signals_on_death(void (*cleanup)(void));
 
+/* The same for what a run made in the kernel (--trace's instance), beside
+ * the output's: both run, this one second. */
+void signals_on_death_kernel(void (*cleanup)(void));
+
 #endif

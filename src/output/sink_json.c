@@ -231,6 +231,25 @@ static void put_files(struct strbuf *out, const struct row *row)
 	sb_putc(out, ']');
 }
 
+/* A list column's array (segments, extents, readers, evictors, top_files). */
+static void put_list(struct strbuf *out, const struct row *row, enum column_id id)
+{
+	switch (columns[id].kind) {
+	case KIND_SEGMENTS:
+		put_segments(out, row);
+		break;
+	case KIND_EXTENTS:
+		put_extents(out, row);
+		break;
+	case KIND_WHO:
+		put_who(out, row, id);
+		break;
+	default:
+		put_files(out, row);
+		break;
+	}
+}
+
 static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		       const struct row *row, enum column_id id)
 {
@@ -276,25 +295,11 @@ static void put_column(const struct sink *sink, struct strbuf *out, bool *first,
 		break;
 	case KIND_SEGMENTS:
 	case KIND_EXTENTS:
-		put_column_key(sink, out, first, id, false);
-		if (!known)
-			sb_put(out, "null", 4);
-		else if (columns[id].kind == KIND_SEGMENTS)
-			put_segments(out, row);
-		else
-			put_extents(out, row);
-		break;
 	case KIND_WHO:
-		put_column_key(sink, out, first, id, false);
-		if (known)
-			put_who(out, row, id);
-		else
-			sb_put(out, "null", 4);
-		break;
 	case KIND_FILES:
 		put_column_key(sink, out, first, id, false);
 		if (known)
-			put_files(out, row);
+			put_list(out, row, id);
 		else
 			sb_put(out, "null", 4);
 		break;
