@@ -161,22 +161,25 @@ struct trace_session {
 	unsigned stale;
 };
 
-/* An event of the instance enabled; with filter, filtered.  -1 (errno)
+/* An event of the instance enabled, its filter (if any) written first, so
+ * that no other file's event is recorded meanwhile.  -1 (told in why)
  * when the kernel refused; optional events missing are not an error. */
 static int enable(struct trace_session *s, const char *system, const char *event,
 		  const char *filter, bool optional)
 {
+	if (filter && lib.tracefs_event_file_write(s->instance, system, event, "filter",
+						   filter) < 0) {
+		if (optional && errno == ENOENT)
+			return 0;
+		snprintf(s->why, s->why_size, "the kernel refused the filter of %s:%s (%s): %s",
+			 system, event, filter, strerror(errno));
+		return -1;
+	}
 	if (lib.tracefs_event_enable(s->instance, system, event) != 0) {
 		if (optional)
 			return 0;
 		snprintf(s->why, s->why_size, "cannot enable the tracepoint %s:%s: %s", system,
 			 event, strerror(errno));
-		return -1;
-	}
-	if (filter && lib.tracefs_event_file_write(s->instance, system, event, "filter",
-						   filter) < 0) {
-		snprintf(s->why, s->why_size, "the kernel refused the filter of %s:%s (%s): %s",
-			 system, event, filter, strerror(errno));
 		return -1;
 	}
 	return 0;
