@@ -9,13 +9,16 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernel/memstat.h"
+#include "kernel/userfile.h"
 #include "lib/format.h"
 #include "walk/jobs.h"
 #include "lib/msg.h"
@@ -130,25 +133,40 @@ static const char *parse_reserve(const char *arg, struct options *opts,
 
 /* --trace=DURATION: a number of seconds, or one with a unit (500ms, 30s,
  * 5m, 2h); no value traces until SIGINT or SIGTERM. */
-static const char *parse_trace(const char *arg, struct options *opts, struct options_state *st)
+/* A duration: decimal digits with a fraction perhaps (not strtod's hex,
+ * exponents or "inf"), then no unit (seconds), ms, s, m, h or d; from 10ms
+ * to TRACE_SECONDS_MAX (7d). */
+static bool duration_of(const char *arg, double *seconds)
 {
 	static const struct { const char *unit; double seconds; } units[] = {
-		{ "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "m", 60 }, { "h", 3600 },
+		{ "", 1 }, { "s", 1 }, { "ms", 0.001 }, { "m", 60 }, { "h", 3600 }, { "d", 86400 },
 	};
+	size_t digits = strspn(arg, "0123456789.");
+	char number[32], *end;
+	if (digits == 0 || digits >= sizeof number || !isdigit((unsigned char)*arg))
+		return false;
+	memcpy(number, arg, digits);
+	number[digits] = '\0';
+	errno = 0;
+	double v = strtod(number, &end);
+	if (errno || *end || v <= 0)
+		return false;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(arg + digits, units[i].unit) == 0) {
+			v *= units[i].seconds;
+			*seconds = v;
+			return v >= 0.01 && v <= TRACE_SECONDS_MAX;
+		}
+	return false;
+}
+
+/* --trace=DURATION; no value traces until SIGINT or SIGTERM. */
+static const char *parse_trace(const char *arg, struct options *opts, struct options_state *st)
+{
 	(void)st;
 	opts->trace = true;
-	if (!arg)
+	if (!arg || duration_of(arg, &opts->trace_seconds))
 		return NULL;
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno == 0 && end != arg && isdigit((unsigned char)*arg) && v > 0)
-		for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-			if (strcmp(end, units[i].unit) == 0 && v * units[i].seconds >= 0.01 &&
-			    v * units[i].seconds <= TRACE_SECONDS_MAX) {
-				opts->trace_seconds = v * units[i].seconds;
-				return NULL;
-			}
 	return "a duration from 10ms to 7d, such as 30s, 5m, 2h, 500ms or 90 (seconds); "
 	       "no value traces until interrupted";
 }
@@ -618,6 +636,18 @@ static bool lists_stdin_twice(const struct options *opts, const struct options_s
 	return false;
 }
 
+/* "--trace 5s FILE": getopt gives an optional value only after '=', so
+ * 5s became a FILE; when there is no such file, that is what was meant. */
+static bool trace_duration_apart(const struct options *opts, const struct options_state *st)
+{
+	double seconds;
+	struct stat sb;
+	return opts->trace && opts->trace_seconds == 0 && st->noperands > 0 &&
+	       duration_of(opts->operands[0], &seconds) &&
+	       user_fstatat(AT_FDCWD, opts->operands[0], &sb, AT_SYMLINK_NOFOLLOW) != 0 &&
+	       errno == ENOENT;
+}
+
 static bool trace_duration_with_interval(const struct options *opts,
 					 const struct options_state *st)
 {
@@ -693,6 +723,9 @@ const struct opt_rule option_rules[] = {
 	{ RULE_EXCLUDES, OPT_TRACE, { OPT_BROWSE },
 	  .message = "--trace cannot be combined with --browse yet: it records for DURATION, then "
 		     "shows one inspection" },
+	{ RULE_CHECK, OPT_TRACE, .broken = trace_duration_apart,
+	  .message = "--trace takes its DURATION after '=' (--trace=5s): the value after a space "
+		     "is a FILE operand, and there is no such file" },
 	{ RULE_CHECK, OPT_TRACE, .broken = trace_duration_with_interval,
 	  .message = "--trace with -i/--interval takes no DURATION: it traces until interrupted "
 		     "(or --count samples), each sample the motion since the one before" },

@@ -39,9 +39,9 @@ struct tally_file {
 	struct tally_counts n;
 	struct tally_counts prev; /* -i: n at the previous sample */
 	struct who who[2][TALLY_WHO];
-	/* the processes not kept: a bit a process (by a hash of its index),
-	 * which counts them exactly until two share a bit */
-	uint64_t others[2], others_pages[2];
+	/* past the kept: how many processes and their pages (tally_settle);
+	 * unattributed: pages of no process kept (past the limits) */
+	uint64_t others[2], others_pages[2], unattributed[2];
 	struct chunk *chunks; /* pages removed and not added again, by stretch */
 	size_t nchunks, chunks_cap;
 	int seen; /* tally_find found it (atomic: -j's threads ask) */
@@ -64,7 +64,7 @@ struct tally {
 	struct tally_proc *procs;
 	size_t nprocs, procs_cap;
 	uint64_t nchunks, events, untallied, untracked;
-	uint64_t nmoved, unmoved; /* --by: pairs kept, and pages of pairs past the limit */
+	uint64_t nmoved, unmoved; /* (process, file) pairs kept, and pages of those past the limit */
 	bool per_sample; /* -i: counts since the previous sample, not since the start */
 };
 
@@ -265,33 +265,6 @@ static void add_gone(struct tally *t, struct tally_file *f, uint64_t start, uint
 	}
 }
 
-/* pages credited to proc (index) among the file's side: kept in its slot,
- * or in the emptiest slot's place (whose pages go to the others). */
-static void credit(struct tally_file *f, enum tally_side side, uint32_t proc, uint64_t pages)
-{
-	struct who *w = f->who[side];
-	size_t least = 0;
-	for (size_t i = 0; i < TALLY_WHO; i++) {
-		if (w[i].proc == proc + 1 || w[i].proc == 0) {
-			w[i].proc = proc + 1;
-			w[i].pages += pages;
-			return;
-		}
-		if (w[i].pages < w[least].pages)
-			least = i;
-	}
-	if (pages <= w[least].pages) {
-		f->others[side] |= 1ull << ((proc * 2654435761u) % 64);
-		f->others_pages[side] += pages;
-		return;
-	}
-	f->others[side] |= 1ull << (((w[least].proc - 1) * 2654435761u) % 64);
-	f->others_pages[side] += w[least].pages;
-	w[least] = (struct who){ proc + 1, pages };
-}
-
-/* The kernel's threads that free pages for memory of their own accord:
- * kswapd, and DAMON's proactive reclaim (kdamond). */
 /* The slot of file (index + 1) in a process's map of files moved. */
 static struct tally_moved *moved_slot(struct tally_moved *slots, size_t cap, uint32_t file)
 {
@@ -303,7 +276,7 @@ static struct tally_moved *moved_slot(struct tally_moved *slots, size_t cap, uin
 
 /* --by: what the process did to pages of file (index). */
 static void add_counts(struct tally_counts *into, const struct tally_counts *d);
-static void credit_proc(struct tally *t, struct tally_proc *p, size_t file,
+static bool credit_proc(struct tally *t, struct tally_proc *p, size_t file,
 			const struct tally_counts *d)
 {
 	uint32_t key = (uint32_t)file + 1;
@@ -311,12 +284,12 @@ static void credit_proc(struct tally *t, struct tally_proc *p, size_t file,
 		struct tally_moved *m = moved_slot(p->moved, p->moved_cap, key);
 		if (m->file == key) {
 			add_counts(&m->n, d);
-			return;
+			return true;
 		}
 	}
 	if (t->nmoved >= TALLY_MOVED_MAX) {
 		t->unmoved += d->added + d->reclaimed + d->dropped;
-		return;
+		return false;
 	}
 	if ((p->nmoved + 1) * 2 > p->moved_cap) {
 		size_t cap = p->moved_cap ? p->moved_cap * 2 : 8;
@@ -331,8 +304,11 @@ static void credit_proc(struct tally *t, struct tally_proc *p, size_t file,
 	*moved_slot(p->moved, p->moved_cap, key) = (struct tally_moved){ .file = key, .n = *d };
 	p->nmoved++;
 	t->nmoved++;
+	return true;
 }
 
+/* The kernel's threads that free pages for memory of their own accord:
+ * kswapd, and DAMON's proactive reclaim (kdamond). */
 static bool is_reclaimer(const struct tally *t, const struct task *k)
 {
 	const char *comm = t->procs[k->proc].comm;
@@ -396,14 +372,10 @@ void tally_event(void *ctx, const struct trace_event *ev)
 		add_gone(t, f, ev->index, ev->index + pages);
 	}
 	add_counts(&f->n, &d);
-	if (p) {
-		credit(f, side, k->proc, pages);
+	if (p)
 		add_counts(&p->n, &d);
-		credit_proc(t, p, (size_t)(f - t->files), &d);
-	} else {
-		f->others[side] |= 1; /* past the limit of processes: one bit for them all */
-		f->others_pages[side] += pages;
-	}
+	if (!p || !credit_proc(t, p, (size_t)(f - t->files), &d))
+		f->unattributed[side] += pages;
 }
 
 const struct tally_file *tally_peek(const struct tally *t, dev_t dev, uint64_t ino)
@@ -456,27 +428,64 @@ void tally_next_sample(struct tally *t)
 const struct tally_proc *tally_who(const struct tally *t, const struct tally_file *f,
 				   enum tally_side side, size_t n, uint64_t *pages)
 {
-	/* the n-th by pages: the slots are few, each ranked by those above it */
-	const struct who *w = f->who[side];
-	for (size_t i = 0; i < TALLY_WHO; i++) {
-		if (!w[i].proc)
-			continue;
-		size_t above = 0;
-		for (size_t j = 0; j < TALLY_WHO; j++)
-			above += w[j].proc && (w[j].pages > w[i].pages ||
-					       (j < i && w[j].pages == w[i].pages));
-		if (above == n) {
-			*pages = w[i].pages;
-			return &t->procs[w[i].proc - 1];
+	const struct who *w = &f->who[side][n];
+	if (n >= TALLY_WHO || !w->proc)
+		return NULL;
+	*pages = w->pages;
+	return &t->procs[w->proc - 1];
+}
+
+/* proc (index) with pages among the file's side: in the sorted slots, or
+ * among the others. */
+static void rank_who(struct tally_file *f, enum tally_side side, size_t proc, uint64_t pages)
+{
+	struct who *w = f->who[side];
+	size_t at = TALLY_WHO;
+	while (at > 0 && (!w[at - 1].proc || w[at - 1].pages < pages))
+		at--;
+	if (at == TALLY_WHO) {
+		f->others[side]++;
+		f->others_pages[side] += pages;
+		return;
+	}
+	if (w[TALLY_WHO - 1].proc) {
+		f->others[side]++;
+		f->others_pages[side] += w[TALLY_WHO - 1].pages;
+	}
+	memmove(&w[at + 1], &w[at], (TALLY_WHO - 1 - at) * sizeof *w);
+	w[at] = (struct who){ (uint32_t)proc + 1, pages };
+}
+
+void tally_settle(struct tally *t)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		struct tally_file *f = &t->files[i];
+		memset(f->who, 0, sizeof f->who);
+		for (int side = 0; side < 2; side++) {
+			/* pages no process was kept for count as one more */
+			f->others[side] = f->unattributed[side] != 0;
+			f->others_pages[side] = f->unattributed[side];
 		}
 	}
-	return NULL;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tally_proc *p = &t->procs[i];
+		for (size_t k = 0; k < p->moved_cap; k++) {
+			const struct tally_moved *m = &p->moved[k];
+			if (!m->file)
+				continue;
+			struct tally_file *f = &t->files[m->file - 1];
+			if (m->n.added)
+				rank_who(f, TALLY_READERS, i, m->n.added);
+			if (m->n.reclaimed + m->n.dropped)
+				rank_who(f, TALLY_EVICTORS, i, m->n.reclaimed + m->n.dropped);
+		}
+	}
 }
 
 void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t *procs,
 		      uint64_t *pages)
 {
-	*procs = (uint64_t)__builtin_popcountll(f->others[side]);
+	*procs = f->others[side];
 	*pages = f->others_pages[side];
 }
 
@@ -500,8 +509,10 @@ struct tally_counts tally_unseen(const struct tally *t, uint64_t *files)
 	return sum;
 }
 
-void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages)
+void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages,
+		      uint64_t *unattributed_pages)
 {
+	*unattributed_pages = t->unmoved;
 	*untallied_pages = t->untallied;
 	*untracked_pages = t->untracked;
 }

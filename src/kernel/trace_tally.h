@@ -17,7 +17,7 @@
 #define TALLY_CHUNKS_MAX (1u << 17)  /* removed pages kept: 520 bytes a 4096 pages, 65 MiB */
 #define TALLY_FILES_MAX (1u << 20)   /* files: about 200 bytes each */
 #define TALLY_TASKS_MAX (1u << 16)   /* processes and threads */
-#define TALLY_MOVED_MAX (1u << 20)   /* (process, file) pairs for --by: 48 bytes each */
+#define TALLY_MOVED_MAX (1u << 20)   /* (process, file) pairs: 48 bytes each, 48 MiB */
 
 enum tally_side { TALLY_READERS, TALLY_EVICTORS };
 
@@ -78,10 +78,15 @@ void tally_next_sample(struct tally *t);
 const struct tally_file *tally_peek(const struct tally *t, dev_t dev, uint64_t ino);
 bool tally_seen(const struct tally_file *f);
 
+/* The readers and evictors of every file ranked, exactly, from what each
+ * process did (before the files are looked up, after the last events). */
+void tally_settle(struct tally *t);
+
 /* The n-th process (0 the most pages) that added (TALLY_READERS) or
  * removed pages of the file, and how many; NULL past the last.  *others:
- * how many processes were not kept (more than TALLY_WHO; exact but for
- * a rare collision, a floor past a few dozen) and their pages. */
+ * how many processes were not kept (more than TALLY_WHO; one more for
+ * the pages of processes past TALLY_TASKS_MAX or TALLY_MOVED_MAX) and
+ * their pages. */
 const struct tally_proc *tally_who(const struct tally *t, const struct tally_file *f,
 				   enum tally_side side, size_t n, uint64_t *pages);
 void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t *procs,
@@ -91,8 +96,11 @@ void tally_who_others(const struct tally_file *f, enum tally_side side, uint64_t
 struct tally_counts tally_unseen(const struct tally *t, uint64_t *files);
 
 /* What the tally could not keep: pages of files past TALLY_FILES_MAX,
- * removed pages past TALLY_CHUNKS_MAX (their refaults not counted). */
-void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages);
+ * removed pages past TALLY_CHUNKS_MAX (their refaults not counted),
+ * pages moved by (process, file) pairs past TALLY_MOVED_MAX (among
+ * readers' and evictors' others, not in --by's rows). */
+void tally_limits_hit(const struct tally *t, uint64_t *untallied_pages, uint64_t *untracked_pages,
+		      uint64_t *unattributed_pages);
 
 /* --by: a group per process (by_cgroup: per memory cgroup) that moved
  * pages of files (with named_only, of the files tally_name named: the

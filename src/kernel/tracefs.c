@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -185,16 +186,44 @@ static int enable(struct trace_session *s, const char *system, const char *event
 	return 0;
 }
 
-/* Was the instance name "pagestat-PID" that of a process that is gone
- * (or is no pagestat now)? */
+/* The pid namespace the process is in, and the initial one's inode. */
+#define PID_NS_INIT 4026531836u
+static unsigned long pid_ns(void)
+{
+	struct stat st;
+	return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long)st.st_ino : PID_NS_INIT;
+}
+
+/* The instance's name: "pagestat-PID", and in a pid namespace of its own
+ * (a container) "pagestat-PID-nsINODE", so that two namespaces' pids do
+ * not meet. */
+static void instance_name(char *name, size_t size, long pid)
+{
+	unsigned long ns = pid_ns();
+	if (ns == PID_NS_INIT)
+		snprintf(name, size, "pagestat-%ld", pid);
+	else
+		snprintf(name, size, "pagestat-%ld-ns%lu", pid, ns);
+}
+
+/* Was the instance name that of a pagestat process of this pid namespace
+ * that is gone (or whose pid another program has now)?  This process's
+ * own name is stale too: it has made no instance yet.  Those of another
+ * namespace are left alone: whether their process lives is not known
+ * here. */
 static bool stale_name(const char *name)
 {
-	char *end;
+	char *end, mine[64];
 	if (strncmp(name, "pagestat-", 9) != 0)
 		return false;
 	long pid = strtol(name + 9, &end, 10);
-	if (*end || pid <= 0 || pid == getpid())
+	if (pid <= 0 || end == name + 9)
 		return false;
+	instance_name(mine, sizeof mine, pid);
+	if (strcmp(mine, name) != 0)
+		return false; /* another namespace's, or no name of pagestat's */
+	if (pid == getpid())
+		return true;
 	if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
 		/* alive: but a pid used again by another program is no pagestat */
 		char path[64], comm[32] = "";
@@ -324,7 +353,7 @@ static int enable_all(struct trace_session *s)
 static int open_instance(void *arg)
 {
 	struct trace_session *s = arg;
-	char name[32], size[32];
+	char name[64], size[32];
 
 	if (!lib.loaded) {
 		struct load l = { s->why, s->why_size };
@@ -338,7 +367,7 @@ static int open_instance(void *arg)
 		return -1;
 	}
 	lib.tracefs_instances_walk(remove_stale, s);
-	snprintf(name, sizeof name, "pagestat-%ld", (long)getpid());
+	instance_name(name, sizeof name, (long)getpid());
 	s->instance = lib.tracefs_instance_create(name);
 	if (!s->instance) {
 		int err = errno;

@@ -174,8 +174,8 @@ static void say_lost(const struct trace_plan *plan, uint64_t lost, uint64_t even
 
 static void say_limits(const struct tally *t)
 {
-	uint64_t untallied, untracked;
-	tally_limits_hit(t, &untallied, &untracked);
+	uint64_t untallied, untracked, unattributed;
+	tally_limits_hit(t, &untallied, &untracked, &unattributed);
 	if (untallied)
 		msg("--trace: more than %u files moved: %" PRIu64 " pages of the others are not "
 		    "counted per file\n", TALLY_FILES_MAX, untallied);
@@ -183,6 +183,10 @@ static void say_limits(const struct tally *t)
 		msg("--trace: %" PRIu64 " removed pages were past what is kept to tell refaults "
 		    "(%u stretches of 4096 pages, 65 MiB): their refaults are not counted\n",
 		    untracked, TALLY_CHUNKS_MAX);
+	if (unattributed)
+		msg("--trace: more than %u (process, file) pairs: %" PRIu64 " pages moved by the "
+		    "others are among the readers' and evictors' others, and in no --by row\n",
+		    TALLY_MOVED_MAX, unattributed);
 }
 
 struct trace *trace_start(const struct trace_plan *plan, struct sink *scope, int *status)
@@ -256,6 +260,7 @@ int trace_sample(struct trace *tr)
 		return STATUS_OK;
 	bool read = trace_read(tr->session, tally_event, tr->tally);
 	int status = tell_lost(tr);
+	tally_settle(tr->tally);
 	if (!read && !tr->read_errno)
 		tr->read_errno = errno;
 	return status;
@@ -281,6 +286,7 @@ int trace_stop(struct trace *tr)
 		status = STATUS_SOME_FAILED;
 	trace_close(tr->session);
 	tr->session = NULL;
+	tally_settle(tr->tally);
 	say_limits(tr->tally);
 	return status;
 }
