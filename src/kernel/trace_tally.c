@@ -269,7 +269,7 @@ static void add_gone(struct tally *t, struct tally_file *f, uint64_t start, uint
 static struct tally_moved *moved_slot(struct tally_moved *slots, size_t cap, uint32_t file)
 {
 	size_t mask = cap - 1;
-	for (size_t i = (file * 2654435761u) & mask;; i = (i + 1) & mask)
+	for (size_t i = ((size_t)file * 2654435761u) & mask;; i = (i + 1) & mask)
 		if (slots[i].file == file || slots[i].file == 0)
 			return &slots[i];
 }
@@ -620,13 +620,13 @@ size_t tally_groups(const struct tally *t, bool by_cgroup, bool named_only,
 	size_t n = 0;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct tally_proc *p = &t->procs[i];
-		char name[64];
 		const char *key = p->cgroup ? p->cgroup : "(unknown)";
 		size_t at = n;
 		if (by_cgroup)
 			for (at = 0; at < n && strcmp(g[at].name, key) != 0; at++)
 				;
 		if (at == n) {
+			char name[64];
 			snprintf(name, sizeof name, "%s[%ld]", p->comm, (long)p->pid);
 			g[n++].name = xstrdup(by_cgroup ? key : name);
 		}
