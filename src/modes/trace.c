@@ -394,9 +394,11 @@ bool trace_group_rows(struct trace *tr, bool by_cgroup, uint64_t top, struct sin
 		row.stat.tally = tr->tally;
 		row.stat.group = &groups[i];
 		add_counts(&row.stat, &groups[i].n);
-		add_counts(total, &groups[i].n);
 		ok = sink_row(sink, &row);
 	}
+	/* the total counts every group, not only the rows shown (--top) */
+	for (size_t i = 0; i < tr->ngroups; i++)
+		add_counts(total, &groups[i].n);
 	return ok;
 }
 
