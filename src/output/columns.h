@@ -113,14 +113,6 @@ const char *column_text(enum column_id id, const struct row *row, size_t *len);
 
 const char *row_type_name(enum row_type type);
 
-/* A KIND_WHO column as the table and CSV show it: the first process,
- * "COMMAND[PID]", and "+N" for the N others; its length (0: none). */
-size_t column_who_text(enum column_id id, const struct row *row, char *buf, size_t size);
-
-/* KIND_FILES as the table and CSV show it: the first file, "+N" for the
- * N others; its length (0: none). */
-size_t column_files_text(const struct row *row, char *buf, size_t size);
-
 /* The trace columns that a traced run adds to the defaults, in order. */
 extern const enum column_id columns_traced[];
 extern const size_t columns_ntraced;

@@ -9,6 +9,7 @@
 
 #include "lib/escape.h"
 #include "lib/format.h"
+#include "output/who.h"
 
 static void csv_begin(struct sink *sink)
 {

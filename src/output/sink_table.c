@@ -10,6 +10,7 @@
 
 #include "lib/escape.h"
 #include "lib/format.h"
+#include "output/who.h"
 #include "kernel/memstat.h"
 #include "lib/progress.h"
 #include "lib/strbuf.h"
